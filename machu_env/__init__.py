@@ -1,0 +1,28 @@
+"""machu-env: The Princes of Machu Picchu as a fast, exact reinforcement-learning environment.
+
+One rules engine (numba functions over a flat integer state array, ``machu_env.engine``) and
+thin adapters over it. Start with ``machu_env.Game``.
+"""
+
+from __future__ import annotations
+
+from .actions import ACTION_NOTATION, NUM_ACTIONS, action_id, action_table, notation
+from .engine.observation import OBS_FIELDS, OBS_SIZE
+from .errors import IllegalActionError
+from .game import Game, card_id
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ACTION_NOTATION",
+    "NUM_ACTIONS",
+    "OBS_FIELDS",
+    "OBS_SIZE",
+    "Game",
+    "IllegalActionError",
+    "action_id",
+    "action_table",
+    "card_id",
+    "notation",
+    "__version__",
+]

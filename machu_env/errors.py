@@ -1,0 +1,13 @@
+"""Exceptions of the public API."""
+
+from __future__ import annotations
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal for the pending decision; the game is left unchanged."""
+
+    def __init__(self, action: object, legal: list[str], reason: str = "not legal now") -> None:
+        self.action = action
+        self.legal = legal
+        listing = ", ".join(legal) if legal else "(none: the game is over)"
+        super().__init__(f"illegal action {action!r}: {reason}. Legal actions: {listing}")

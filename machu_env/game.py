@@ -1,0 +1,357 @@
+"""``machu_env.Game``: the scripting API over the engine's njit functions.
+
+A ``Game`` owns one state array and the legal-action list of its pending decision; every rule
+runs in the compiled engine. Decisions with a single legal option are played automatically
+(R12.2) and do not appear in ``history``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import layout as L
+from .actions import ACTION_NOTATION, NUM_ACTIONS, action_id
+from .data import (
+    CARD_INDEX,
+    CARDS,
+    DISTRICTS,
+    GOODS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MOON_TILES,
+    NUM_CARDS,
+    PRIEST_KINDS,
+    PRIEST_ROW_SIZE,
+    PRODUCTION_DISTRICTS,
+)
+from .engine.flow import advance, step
+from .engine.observation import OBS_SIZE, encode
+from .engine.rng import seed_state
+from .engine.scoring import NUM_SCORE_COLUMNS, final_scores
+from .engine.setup import init_state
+from .engine.stages import DECISION_NAMES, NUM_DECISION_KINDS
+from .errors import IllegalActionError
+
+_BONUS_DISTRICTS = DISTRICTS[:9]
+
+
+def card_id(card: str | int) -> int:
+    """The index (0..27) of a sacrifice card given by id string (``"corn+cloth"``) or index."""
+    if isinstance(card, (int, np.integer)) and not isinstance(card, bool):
+        if 0 <= int(card) < NUM_CARDS:
+            return int(card)
+    elif isinstance(card, str) and card.strip().lower() in CARD_INDEX:
+        return CARD_INDEX[card.strip().lower()]
+    raise ValueError(
+        f"unknown sacrifice card {card!r}: give a card id such as 'corn+cloth' (two icons of "
+        f"corn, llama, coca, pottery, cloth, condor, puma, virgin, in that order) or an index "
+        f"0..{NUM_CARDS - 1}"
+    )
+
+
+def _hand_cards(mask: int) -> list[str]:
+    return [CARDS[c] for c in range(NUM_CARDS) if mask >> c & 1]
+
+
+class Game:
+    """One game of The Princes of Machu Picchu.
+
+    Args:
+        num_players: 2 to 5.
+        seed: the setup's only randomness (start player, deck order, initial cards; R12.3).
+            ``None`` draws one (kept in ``self.seed``).
+        start_player: seat of the start player; ``None`` draws it from the seed (R2.8).
+        hands: one list of card ids per player, replacing the random initial draw.
+        deck: card ids to put on top of the deck, first = top; the rest stay shuffled below.
+        learning_game: the learning-game variant (R2.11).
+    """
+
+    def __init__(
+        self,
+        num_players: int,
+        seed: int | None = None,
+        *,
+        start_player: int | None = None,
+        hands: Sequence[Sequence[str | int]] | None = None,
+        deck: Sequence[str | int] | None = None,
+        learning_game: bool = False,
+    ) -> None:
+        n = _check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
+        if seed is None:
+            seed = secrets.randbits(63)
+        _check_int("seed", seed, 0, None)
+        if start_player is not None:
+            _check_int("start_player", start_player, 0, n - 1)
+        if not isinstance(learning_game, (bool, np.bool_)):
+            raise ValueError(f"learning_game must be True or False, got {learning_game!r}")
+        hand_ids = _check_hands(hands, n)
+        deck_ids = _check_deck(deck)
+        self.num_players = n
+        self.seed = int(seed)
+        self.learning_game = bool(learning_game)
+        self._s = np.zeros(L.STATE_SIZE, dtype=np.int32)
+        self._buf = np.zeros(NUM_ACTIONS, dtype=np.int32)
+        init_state(
+            self._s, n, seed_state(self.seed), -1 if start_player is None else start_player,
+            self.learning_game,
+        )  # fmt: skip
+        if hand_ids is not None or deck_ids is not None:
+            _arrange_cards(self._s, hand_ids, deck_ids)
+        self._n = int(advance(self._s, self._buf))
+        self.history: list[tuple[int, str]] = []
+
+    # --- state ------------------------------------------------------------------------------
+    @property
+    def state(self) -> np.ndarray:
+        """A read-only view of the raw state array (layout: ``machu_env.layout``)."""
+        v = self._s.view()
+        v.flags.writeable = False
+        return v
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self._s[L.GAME_OVER])
+
+    @property
+    def current_player(self) -> int | None:
+        """The player who must decide now (not always the active player), None once over."""
+        return None if self.is_over else int(self._s[L.DECIDER])
+
+    @property
+    def active_player(self) -> int:
+        """The player whose turn it is (who moved the Prince)."""
+        return int(self._s[L.ACTIVE])
+
+    @property
+    def day(self) -> int:
+        return int(self._s[L.DAY])
+
+    @property
+    def decision(self) -> str | None:
+        """The pending decision's kind (``stages.DECISION_NAMES``), None once over."""
+        st = int(self._s[L.STAGE])
+        return DECISION_NAMES[st] if st < NUM_DECISION_KINDS else None
+
+    @property
+    def end(self) -> str | None:
+        """None while running, then ``"rescue"`` or ``"conquest"`` (R8)."""
+        return L.END_NAMES[int(self._s[L.END_KIND])]
+
+    # --- actions ----------------------------------------------------------------------------
+    def legal_action_ids(self) -> list[int]:
+        """The pending decision's legal action ids, ascending (empty once over)."""
+        return [int(a) for a in self._buf[: self._n]]
+
+    def legal_actions(self) -> list[str]:
+        """The pending decision's legal actions in notation (RULES §12.4)."""
+        return [ACTION_NOTATION[a] for a in self._buf[: self._n]]
+
+    def action_mask(self) -> np.ndarray:
+        """An int8 mask with one entry per action id (1 = legal now)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self._buf[: self._n]] = 1
+        return mask
+
+    def play(self, action: str | int) -> None:
+        """Play one decision given as notation string or action id.
+
+        Raises ``IllegalActionError`` (a ``ValueError``) listing the legal actions when the
+        action is unknown or not legal now; the game is then unchanged.
+        """
+        a = self._resolve(action)
+        player = int(self._s[L.DECIDER])
+        self._n = int(step(self._s, a, self._buf))
+        self.history.append((player, ACTION_NOTATION[a]))
+
+    def _resolve(self, action: str | int) -> int:
+        if isinstance(action, str):
+            try:
+                a = action_id(action)
+            except ValueError:
+                raise IllegalActionError(
+                    action, self.legal_actions(), "not a string of the action notation"
+                ) from None
+        elif isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            a = int(action)
+            if not 0 <= a < NUM_ACTIONS:
+                raise IllegalActionError(
+                    action, self.legal_actions(), f"action ids are 0..{NUM_ACTIONS - 1}"
+                )
+        else:
+            raise IllegalActionError(
+                action, self.legal_actions(), "give a notation string or an action id"
+            )
+        if self.is_over:
+            raise IllegalActionError(action, [], "the game is over")
+        if a not in self._buf[: self._n]:
+            raise IllegalActionError(action, self.legal_actions())
+        return a
+
+    def play_all(self, actions: Iterable[str | int]) -> None:
+        """Play several decisions in order (stops at the first illegal one, which raises)."""
+        for a in actions:
+            self.play(a)
+
+    def clone(self) -> Game:
+        """An independent copy (state, legal list and history)."""
+        g = Game.__new__(Game)
+        g.num_players = self.num_players
+        g.seed = self.seed
+        g.learning_game = self.learning_game
+        g._s = self._s.copy()
+        g._buf = self._buf.copy()
+        g._n = self._n
+        g.history = list(self.history)
+        return g
+
+    # --- results and views ------------------------------------------------------------------
+    def scores(self) -> list[dict[str, Any]]:
+        """One dict per player: ``vp``, ``gold``, ``multiplier``, ``score``, ``goods_units``,
+        ``winner``. Before the end, the multiplier is 1 and nobody is a winner."""
+        out = np.zeros((MAX_PLAYERS, NUM_SCORE_COLUMNS), dtype=np.int32)
+        final_scores(self._s, out)
+        keys = ("vp", "gold", "multiplier", "score", "goods_units")
+        return [
+            {**{k: int(out[p, i]) for i, k in enumerate(keys)}, "winner": bool(out[p, 5])}
+            for p in range(self.num_players)
+        ]
+
+    def observation(self, player: int) -> np.ndarray:
+        """Player ``player``'s observation (float32, ``OBS_SIZE``; fields in
+        ``machu_env.engine.observation.OBS_FIELDS``)."""
+        p = _check_int("player", player, 0, self.num_players - 1)
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+        encode(self._s, p, out)
+        return out
+
+    def view(self, player: int | None = None) -> dict[str, Any]:
+        """The game as a plain dict: omniscient for ``player=None``, else what ``player`` may
+        see (other players' ``cards`` are None)."""
+        if player is not None:
+            _check_int("player", player, 0, self.num_players - 1)
+        s = self._s
+        n = self.num_players
+        st = int(s[L.STAGE])
+        return {
+            "num_players": n,
+            "day": int(s[L.DAY]),
+            "active_player": int(s[L.ACTIVE]),
+            "current_player": self.current_player,
+            "start_player": int(s[L.START_PLAYER]),
+            "sun_player": int(s[L.SUN]) if s[L.SUN] >= 0 else None,
+            "decision": DECISION_NAMES[st] if st < NUM_DECISION_KINDS else None,
+            "moon_tiles": [MOON_TILES[t] for t in range(7) if s[L.MOON_OWNER + t] < 0],
+            "bonus": {d: int(s[L.BONUS + i]) for i, d in enumerate(_BONUS_DISTRICTS)},
+            "market": {GOODS[g]: int(s[L.MARKET + g]) for g in range(1, 5)},
+            "bank": {GOODS[g]: int(s[L.BANK + g]) for g in range(1, 5)},
+            "priest_rows": {
+                k: int(PRIEST_ROW_SIZE[i] - s[L.PRIESTS_TAKEN + i])
+                for i, k in enumerate(PRIEST_KINDS)
+            },
+            "deck_size": int(s[L.DECK_COUNT]),
+            "game_over": self.is_over,
+            "end": self.end,
+            "players": [self._player_view(p, player is None or p == player) for p in range(n)],
+        }
+
+    def _player_view(self, p: int, show_cards: bool) -> dict[str, Any]:
+        s = self._s
+        b = L.player_base(p)
+        hand = int(s[b + L.P_HAND])
+        incas = {d: int(s[b + L.P_INCAS + i]) for i, d in enumerate(PRODUCTION_DISTRICTS)}
+        incas["sun_clock"] = int(s[b + L.P_SUN_CLOCK])
+        prince = int(s[b + L.P_PRINCE])
+        return {
+            "goods": {g: int(s[b + L.P_GOODS + i]) for i, g in enumerate(GOODS)},
+            "incas_supply": int(s[b + L.P_SUPPLY]),
+            "incas": incas,
+            "prince": DISTRICTS[prince] if prince >= 0 else None,
+            "scout": int(s[b + L.P_SCOUT]),
+            "priests": {k: int(s[b + L.P_PRIESTS + i]) for i, k in enumerate(PRIEST_KINDS)},
+            "cards": _hand_cards(hand) if show_cards else None,
+            "num_cards": hand.bit_count(),
+            "moon_tiles": [MOON_TILES[t] for t in range(7) if s[L.MOON_OWNER + t] == p],
+            "summit_vp": 3 * int(s[b + L.P_SUMMIT_VP]),
+        }
+
+    def __repr__(self) -> str:
+        status = f"over ({self.end})" if self.is_over else f"{self.decision} by {self.current_player}"
+        return f"Game(num_players={self.num_players}, seed={self.seed}, day={self.day}, {status})"
+
+
+# --- argument checks ---------------------------------------------------------------------------
+def _check_int(name: str, value: object, lo: int, hi: int | None) -> int:
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if not ok or value < lo or (hi is not None and value > hi):
+        allowed = f"an int in {lo}..{hi}" if hi is not None else f"an int >= {lo}"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return int(value)
+
+
+def _check_hands(hands: object, n: int) -> list[list[int]] | None:
+    if hands is None:
+        return None
+    if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) or len(hands) != n:
+        raise ValueError(f"hands must be a list of {n} lists of card ids (one per player)")
+    out: list[list[int]] = []
+    seen: dict[int, int] = {}
+    for p, hand in enumerate(hands):
+        if isinstance(hand, (str, bytes)) or not isinstance(hand, Sequence):
+            raise ValueError(f"hands[{p}] must be a list of card ids, got {hand!r}")
+        ids = [card_id(c) for c in hand]
+        for c in ids:
+            if c in seen:
+                raise ValueError(f"duplicate card {CARDS[c]!r} in hands (players {seen[c]}, {p})")
+            seen[c] = p
+        out.append(ids)
+    return out
+
+
+def _check_deck(deck: object) -> list[int] | None:
+    if deck is None:
+        return None
+    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
+        raise ValueError(f"deck must be a list of card ids, got {deck!r}")
+    ids = [card_id(c) for c in deck]
+    if len(set(ids)) != len(ids):
+        dup = next(CARDS[c] for c in ids if ids.count(c) > 1)
+        raise ValueError(f"duplicate card {dup!r} in deck")
+    return ids
+
+
+def _arrange_cards(s: np.ndarray, hands: list[list[int]] | None, top: list[int] | None) -> None:
+    """Replace the initial hands and/or stack the top of the deck (the rest keeps the seed's
+    shuffled order)."""
+    n = int(s[L.NUM_PLAYERS])
+    shuffled = [int(s[L.DECK + i]) for i in range(NUM_CARDS)]  # the full shuffled order
+    if hands is None:
+        dealt = {c: p for p in range(n) for c in _mask_cards(s, p)}
+        hands = [[c for c, q in dealt.items() if q == p] for p in range(n)]
+    in_hand = {c: p for p, h in enumerate(hands) for c in h}
+    top = top or []
+    for c in top:
+        if c in in_hand:
+            raise ValueError(f"card {CARDS[c]!r} cannot be in the deck: it is in player "
+                             f"{in_hand[c]}'s hand")
+    rest = [c for c in shuffled if c not in in_hand and c not in top]
+    order = top + rest
+    for p in range(n):
+        s[L.player_base(p) + L.P_HAND] = sum(1 << c for c in hands[p])
+    s[L.DECK : L.DECK + NUM_CARDS] = 0
+    s[L.DECK : L.DECK + len(order)] = order
+    s[L.DECK_TOP] = 0
+    s[L.DECK_COUNT] = len(order)
+
+
+def _mask_cards(s: np.ndarray, p: int) -> list[int]:
+    hand = int(s[L.player_base(p) + L.P_HAND])
+    return [c for c in range(NUM_CARDS) if hand >> c & 1]
+
+
+def _refresh(game: Game) -> None:
+    """Recompute the pending decision after a test or tool edited ``game._s`` directly."""
+    game._n = int(advance(game._s, game._buf))

@@ -1,0 +1,53 @@
+"""A readable text board of a game (used by the demo, the AEC env's ``ansi`` mode, replays)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .data import GOODS, PRIEST_KINDS
+
+if TYPE_CHECKING:
+    from .game import Game
+
+_SHORT = {"corn_terraces": "corn", "llama_meadow": "llama", "coca_plantation": "coca",
+          "potters_quarter": "pottery", "weavers_quarter": "cloth"}  # fmt: skip
+
+
+def render_text(game: Game, player: int | None = None) -> str:
+    """The board as text: omniscient for ``player=None``, else as ``player`` sees it."""
+    v = game.view(player)
+    lines = []
+    if v["game_over"]:
+        head = f"Game over after day {v['day']} ({v['end']})"
+    else:
+        head = (f"Day {v['day']}  active: P{v['active_player']}  deciding: "
+                f"P{v['current_player']} ({v['decision']})")
+    if v["sun_player"] is not None:
+        head += f"  sun: P{v['sun_player']}"
+    lines.append(head)
+    lines.append("moon tiles on the board: " + (", ".join(v["moon_tiles"]) or "-"))
+    lines.append("market: " + "  ".join(f"{g} {k}" for g, k in v["market"].items())
+                 + "   bank: " + "  ".join(f"{g} {k}" for g, k in v["bank"].items()))
+    lines.append("bonus units: " + "  ".join(f"{d} {k}" for d, k in v["bonus"].items() if k))
+    lines.append("priest rows (cards left): "
+                 + "  ".join(f"{k} {n}" for k, n in v["priest_rows"].items())
+                 + f"   deck: {v['deck_size']} cards")
+    for p, pv in enumerate(v["players"]):
+        goods = " ".join(f"{pv['goods'][g]} {g}" for g in GOODS)
+        incas = " ".join(f"{_SHORT.get(d, d)} {k}" for d, k in pv["incas"].items() if k)
+        priests = " ".join(f"{k} {pv['priests'][k]}" for k in PRIEST_KINDS if pv["priests"][k])
+        cards = ", ".join(pv["cards"]) if pv["cards"] is not None else "hidden"
+        lines.append(
+            f"P{p}: {goods} | Incas: {incas or '-'} (supply {pv['incas_supply']}) | "
+            f"priests: {priests or '-'} | Scout {pv['scout']} | Prince {pv['prince'] or '-'} | "
+            f"moon: {', '.join(pv['moon_tiles']) or '-'} | {pv['num_cards']} cards: {cards}"
+        )
+    if v["game_over"]:
+        for p, sc in enumerate(game.scores()):
+            lines.append(
+                f"P{p}: {sc['vp']} VP x{sc['multiplier']} = {sc['score']}  (gold {sc['gold']}, "
+                f"goods units {sc['goods_units']}){'  WINNER' if sc['winner'] else ''}"
+            )
+    return "\n".join(lines)
+
+

@@ -1,0 +1,67 @@
+"""Scenario helpers: read and edit a game's players and board by RULES.md names."""
+
+from __future__ import annotations
+
+from machu_env import Game
+from machu_env import layout as L
+from machu_env.data import DISTRICTS, GOODS, PRIEST_KINDS
+from machu_env.game import _refresh
+
+
+def goods(game: Game, p: int) -> dict[str, int]:
+    return game.view()["players"][p]["goods"]
+
+
+def player(game: Game, p: int) -> dict:
+    return game.view()["players"][p]
+
+
+def set_player(game: Game, p: int, *, incas: dict | None = None, priests: dict | None = None,
+               prince: str | None = None, scout: int | None = None, supply: int | None = None,
+               **goods_kw: int) -> None:
+    """Overwrite parts of player ``p`` (goods by name, incas by district, priests by kind)."""
+    b = L.player_base(p)
+    for g, k in goods_kw.items():
+        game._s[b + L.P_GOODS + GOODS.index(g)] = k
+    for d, k in (incas or {}).items():
+        game._s[b + (L.P_SUN_CLOCK if d == "sun_clock" else L.P_INCAS + DISTRICTS.index(d))] = k
+    for kind, k in (priests or {}).items():
+        game._s[b + L.P_PRIESTS + PRIEST_KINDS.index(kind)] = k
+    if prince is not None:
+        game._s[b + L.P_PRINCE] = DISTRICTS.index(prince)
+    if scout is not None:
+        game._s[b + L.P_SCOUT] = scout
+    if supply is not None:
+        game._s[b + L.P_SUPPLY] = supply
+    _refresh(game)
+
+
+def set_board(game: Game, *, bonus: dict | None = None, market: dict | None = None,
+              bank: dict | None = None, priests_taken: dict | None = None,
+              day: int | None = None) -> None:
+    for d, k in (bonus or {}).items():
+        game._s[L.BONUS + DISTRICTS.index(d)] = k
+    for g, k in (market or {}).items():
+        game._s[L.MARKET + GOODS.index(g)] = k
+    for g, k in (bank or {}).items():
+        game._s[L.BANK + GOODS.index(g)] = k
+    for kind, k in (priests_taken or {}).items():
+        game._s[L.PRIESTS_TAKEN + PRIEST_KINDS.index(kind)] = k
+    if day is not None:
+        game._s[L.DAY] = day
+    _refresh(game)
+
+
+def started(num_players: int = 3, starts=None, **kw) -> Game:
+    """A game with seat 0 as start player after the initial Incas (default: all on the
+    corn_terraces), at seat 0's first turn."""
+    game = Game(num_players, seed=kw.pop("seed", 7), start_player=0, **kw)
+    for p in range(num_players):
+        d = (starts or ["corn_terraces"] * num_players)[p]
+        game.play(f"start {d}")
+    return game
+
+
+def play(game: Game, *actions: str) -> None:
+    for a in actions:
+        game.play(a)
