@@ -68,6 +68,23 @@ def goods_units(s: np.ndarray, p: int) -> int:
 
 
 @njit(cache=True)
+def conquest_multiplier(golds: np.ndarray, g: int) -> int:
+    """R9.4: x3 for the most gold, x2 for the second most, else x1; ties share a rank and the
+    ranks are dense (count the distinct gold values above ``g``)."""
+    above = 0
+    for i in range(golds.shape[0]):
+        if golds[i] > g:
+            first = True
+            for j in range(i):
+                if golds[j] == golds[i]:
+                    first = False
+                    break
+            if first:
+                above += 1
+    return 3 if above == 0 else (2 if above == 1 else 1)
+
+
+@njit(cache=True)
 def final_scores(s: np.ndarray, out: np.ndarray) -> None:
     """Fill ``out[:n, :6]`` (vp, gold, multiplier, score, goods units, winner).
 
@@ -84,18 +101,7 @@ def final_scores(s: np.ndarray, out: np.ndarray) -> None:
         out[p, SC_WINNER] = 0
     if s[L.END_KIND] == L.END_CONQUEST:
         for p in range(n):
-            distinct_above = 0  # distinct gold values above this player's (dense ranks)
-            for q in range(n):
-                gq = out[q, SC_GOLD]
-                if gq > out[p, SC_GOLD]:
-                    seen = False
-                    for r in range(q):
-                        if out[r, SC_GOLD] == gq:
-                            seen = True
-                            break
-                    if not seen:
-                        distinct_above += 1
-            out[p, SC_MULT] = 3 if distinct_above == 0 else (2 if distinct_above == 1 else 1)
+            out[p, SC_MULT] = conquest_multiplier(out[:n, SC_GOLD], out[p, SC_GOLD])
     for p in range(n):
         out[p, SC_SCORE] = out[p, SC_VP] * out[p, SC_MULT]
     if s[L.GAME_OVER] == 1:
