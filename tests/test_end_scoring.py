@@ -25,7 +25,7 @@ def test_r8_1_rescue_waits_for_the_end_of_turn_rewards():
     set_player(game, 0, prince="royal_palace", scout=15, priests={"virgin": 1}, llama=1)
     set_player(game, 1, priests={"virgin": 1}, llama=1)
     play(game, "move sun_temple", "sacrifice 1")  # 15 + 6 + 5: the summit
-    set_player(game, 1, coca=2, pottery=2, cloth=1, prince="sun_clock")
+    set_player(game, 1, coca=2, pottery=2, cloth=1, prince="house_of_priests")
     play(game, "sacrifice 1")
     assert game.decision == "return"  # the summit draw comes at the end of the turn (R5.5)
     play(game, game.legal_actions()[0])
