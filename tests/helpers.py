@@ -65,3 +65,38 @@ def started(num_players: int = 3, starts=None, **kw) -> Game:
 def play(game: Game, *actions: str) -> None:
     for a in actions:
         game.play(a)
+
+
+def check_invariants(game: Game) -> None:
+    """Conservation and range invariants that hold after every decision (R1, R1.1, R10)."""
+    from machu_env.data import BANK_START, INCAS_PER_PLAYER, PRIEST_ROW_SIZE
+
+    s = game.state
+    n = game.num_players
+    pbs = [L.player_base(p) for p in range(n)]
+    for g in range(1, 5):  # goods conservation: bank + market + bonus + players
+        total = s[L.BANK + g] + s[L.MARKET + g] + s[L.BONUS + g] + sum(s[b + g] for b in pbs)
+        assert total == BANK_START[g], (GOODS[g], total)
+        assert s[L.BANK + g] >= 0 and 0 <= s[L.MARKET + g] <= 4
+    for b in pbs:
+        assert all(s[b + L.P_GOODS + g] >= 0 for g in range(5))
+        incas = s[b + L.P_SUPPLY] + sum(s[b + L.P_INCAS + d] for d in range(6))
+        assert incas == INCAS_PER_PLAYER[n]  # Incas conservation
+        assert min(s[b + L.P_INCAS + d] for d in range(6)) >= 0 and s[b + L.P_SUPPLY] >= 0
+        assert 0 <= s[b + L.P_SCOUT] < 20
+    for k in range(3):  # priests: row + owners
+        owned = sum(s[b + L.P_PRIESTS + k] for b in pbs)
+        assert owned == s[L.PRIESTS_TAKEN + k] <= PRIEST_ROW_SIZE[k]
+    hands = [int(s[b + L.P_HAND]) for b in pbs]
+    deck = {int(s[L.DECK + (s[L.DECK_TOP] + i) % 28]) for i in range(s[L.DECK_COUNT])}
+    cards = sum(h.bit_count() for h in hands) + len(deck)
+    union = deck.union(*({c for c in range(28) if h >> c & 1} for h in hands))
+    assert cards == 28 == len(union)  # every card exactly once
+    assert all(0 <= s[L.BONUS + d] <= 2 for d in range(9))
+    assert 1 <= s[L.DAY] <= 9 and 0 <= s[L.MOONS_TODAY] <= 7
+    if game.is_over:
+        assert game.legal_actions() == [] and game.current_player is None
+    else:
+        legal = game.legal_action_ids()
+        assert len(legal) >= 2 and len(set(legal)) == len(legal)  # R12.2
+        assert legal == sorted(legal)
