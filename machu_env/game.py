@@ -279,7 +279,8 @@ class Game:
         }
 
     def __repr__(self) -> str:
-        status = f"over ({self.end})" if self.is_over else f"{self.decision} by {self.current_player}"
+        who = f"{self.decision} by {self.current_player}"
+        status = f"over ({self.end})" if self.is_over else who
         return f"Game(num_players={self.num_players}, seed={self.seed}, day={self.day}, {status})"
 
 

@@ -22,7 +22,7 @@ from machu_env import (
 from machu_env.engine.observation import SEAT_SIZE, field_offsets
 
 
-# --- R12.4 notation --------------------------------------------------------------------------------
+# --- R12.4 notation -------------------------------------------------------------------------------
 def test_every_action_id_has_exactly_one_notation_and_back():
     assert len(set(ACTION_NOTATION)) == NUM_ACTIONS == 157
     for i in range(NUM_ACTIONS):
@@ -47,7 +47,7 @@ def test_unknown_notation_and_bad_ids():
         notation(157)
 
 
-# --- bad input to play: a clear error, nothing changed ----------------------------------------------
+# --- bad input to play: a clear error, nothing changed --------------------------------------------
 @pytest.mark.parametrize("bad", ["move the_moon", "stay trail3", 157, -1, 3.0, None, True,
                                  "produce 1"])
 def test_illegal_actions_raise_and_leave_the_game_unchanged(bad):
@@ -98,7 +98,7 @@ def test_observation_and_view_reject_bad_players(bad):
             game.view(bad)
 
 
-# --- views --------------------------------------------------------------------------------------------
+# --- views ----------------------------------------------------------------------------------------
 def test_view_keys_and_hidden_cards():
     game = Game(4, seed=2)
     v = game.view()

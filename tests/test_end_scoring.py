@@ -72,7 +72,7 @@ def test_r9_4_conquest_table_from_the_rulebook():
     golds = np.array([18, 12, 17, 17], dtype=np.int32)  # blue, green, red, yellow
     mult = [conquest_multiplier(golds, g) for g in golds]
     assert mult == [3, 1, 2, 2]
-    assert [vp * m for vp, m in zip([17, 34, 18, 27], mult)] == [51, 34, 36, 54]
+    assert [vp * m for vp, m in zip([17, 34, 18, 27], mult, strict=False)] == [51, 34, 36, 54]
     assert [conquest_multiplier(np.array([18, 17, 17, 12], np.int32), g)
             for g in (18, 17, 17, 12)] == [3, 2, 2, 1]
     assert [conquest_multiplier(np.array([9, 9, 5], np.int32), g) for g in (9, 9, 5)] == [3, 3, 2]

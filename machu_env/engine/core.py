@@ -48,10 +48,7 @@ def move_scout(s: np.ndarray, p: int, steps: int) -> None:
 @njit(cache=True)
 def can_afford(s: np.ndarray, p: int, cost: np.ndarray) -> bool:
     b = pb(p) + L.P_GOODS
-    for g in range(5):
-        if s[b + g] < cost[g]:
-            return False
-    return True
+    return all(s[b + g] >= cost[g] for g in range(5))
 
 
 @njit(cache=True)

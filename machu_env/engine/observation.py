@@ -159,7 +159,8 @@ def encode(s: np.ndarray, p: int, out: np.ndarray) -> None:
     for k in range(3):
         left = PRIEST_ROW_SIZE[k] - s[L.PRIESTS_TAKEN + k]
         out[i + k] = left / PRIEST_ROW_SIZE[k]
-        out[i + 3 + k] = (PRIEST_ROW_SIZE[k] + 4 - s[L.PRIESTS_TAKEN + k]) / 9.0 if left < PRIEST_ROW_SIZE[k] else 0.0
+        if left < PRIEST_ROW_SIZE[k]:  # R4.4.2: a value exists once a card was taken
+            out[i + 3 + k] = (PRIEST_ROW_SIZE[k] + 4 - s[L.PRIESTS_TAKEN + k]) / 9.0
     i += 6
     out[i] = s[L.DECK_COUNT] / 28.0
     i += 1

@@ -20,7 +20,7 @@ def random_playout(
     ``rng``) whenever one ends. ``stats`` accumulates: games finished, rescue endings,
     conquest endings. Returns the number of decisions played."""
     n = advance(s, buf)
-    for k in range(num_decisions):
+    for _k in range(num_decisions):
         if n == 0:
             stats[0] += 1
             stats[s[L.END_KIND]] += 1  # index 1 rescue, 2 conquest

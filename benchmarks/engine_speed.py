@@ -1,0 +1,135 @@
+"""Engine speed on this machine: numba compile time (cold and warm cache) and decisions per
+second with uniformly random legal actions, three ways:
+
+* ``Game.play`` from Python (the scripting API, legality checked per call);
+* the raw njit functions (``flow.step``) driven by a Python loop;
+* ``engine.playout.random_playout``: the whole loop compiled.
+
+``python benchmarks/engine_speed.py [--decisions N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+_COMPILE_SNIPPET = """
+import time
+t = time.perf_counter()
+import random
+import numpy as np
+import machu_env
+from machu_env import layout as L
+from machu_env.engine.playout import random_playout
+from machu_env.engine.rng import seed_state
+from machu_env.engine.setup import init_state
+g = machu_env.Game(3, seed=0)
+r = random.Random(0)
+while not g.is_over:
+    g.play(r.choice(g.legal_action_ids()))
+g.observation(0)
+g.scores()
+s, rng = np.zeros(L.STATE_SIZE, np.int32), seed_state(0)
+init_state(s, 3, rng, -1, False)
+random_playout(s, np.zeros(machu_env.NUM_ACTIONS, np.int32), rng, 3, 10, np.zeros(3, np.int64))
+print(time.perf_counter() - t)
+"""
+
+
+def compile_times() -> tuple[float, float]:
+    """(cold, warm) seconds for import + first full game, in fresh processes."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        run = [sys.executable, "-c", _COMPILE_SNIPPET]
+        cold = float(subprocess.run(run, env=env, capture_output=True, text=True,
+                                    check=True).stdout.split()[-1])
+        warm = float(subprocess.run(run, env=env, capture_output=True, text=True,
+                                    check=True).stdout.split()[-1])
+    return cold, warm
+
+
+def game_play_rate(decisions: int, num_players: int = 3) -> float:
+    from machu_env import Game
+
+    rnd = random.Random(0)
+    done, seed = 0, 0
+    t0 = time.perf_counter()
+    while done < decisions:
+        game = Game(num_players, seed=seed)
+        seed += 1
+        while not game.is_over:
+            game.play(rnd.choice(game.legal_action_ids()))
+            done += 1
+    return done / (time.perf_counter() - t0)
+
+
+def raw_loop_rate(decisions: int, num_players: int = 3) -> float:
+    from machu_env import NUM_ACTIONS
+    from machu_env import layout as L
+    from machu_env.engine.flow import advance, step
+    from machu_env.engine.rng import seed_state
+    from machu_env.engine.setup import init_state
+
+    s = np.zeros(L.STATE_SIZE, np.int32)
+    buf = np.zeros(NUM_ACTIONS, np.int32)
+    rng = np.random.default_rng(0)
+    picks = rng.random(decisions)
+    t0 = time.perf_counter()
+    init_state(s, num_players, seed_state(0), -1, False)
+    n = advance(s, buf)
+    seed = 0
+    for k in range(decisions):
+        if n == 0:
+            seed += 1
+            init_state(s, num_players, seed_state(seed), -1, False)
+            n = advance(s, buf)
+        n = step(s, buf[int(picks[k] * n)], buf)
+    return decisions / (time.perf_counter() - t0)
+
+
+def compiled_rate(decisions: int, num_players: int = 3) -> float:
+    from machu_env import NUM_ACTIONS
+    from machu_env import layout as L
+    from machu_env.engine.playout import random_playout
+    from machu_env.engine.rng import seed_state
+    from machu_env.engine.setup import init_state
+
+    s = np.zeros(L.STATE_SIZE, np.int32)
+    buf = np.zeros(NUM_ACTIONS, np.int32)
+    rng = seed_state(0)
+    stats = np.zeros(3, np.int64)
+    init_state(s, num_players, rng, -1, False)
+    random_playout(s, buf, rng, num_players, 1000, stats)  # warm-up
+    t0 = time.perf_counter()
+    random_playout(s, buf, rng, num_players, decisions, stats)
+    return decisions / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--decisions", type=int, default=200_000)
+    args = ap.parse_args()
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}")
+    cold, warm = compile_times()
+    print(f"compile + first game, cold cache: {cold:6.2f} s")
+    print(f"compile + first game, warm cache: {warm:6.2f} s")
+    game_play_rate(2000)  # warm-up in this process
+    raw_loop_rate(2000)
+    n = args.decisions
+    print(f"Game.play (Python API):           {game_play_rate(n // 10):12,.0f} decisions/s")
+    print(f"njit step, Python loop:           {raw_loop_rate(n):12,.0f} decisions/s")
+    print(f"compiled random playout:          {compiled_rate(n * 10):12,.0f} decisions/s")
+
+
+if __name__ == "__main__":
+    main()
