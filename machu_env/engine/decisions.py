@@ -110,10 +110,10 @@ def _enter(s: np.ndarray, p: int, d: int) -> None:
         else:  # R4.2
             move_scout(s, p, TEMPLE_STONE_STEPS * units)
             s[L.STAGE] = S.F_TEMPLE_STEP
-    elif d in (WATCHMANS_HUT, ROYAL_PALACE):
+    elif d == WATCHMANS_HUT or d == ROYAL_PALACE:
         s[L.CTX_PLACED] = 0
         s[L.STAGE] = S.D_PLACE
-    elif d in (HOUSE_OF_PRIESTS, HOUSE_OF_VIRGINS):
+    elif d == HOUSE_OF_PRIESTS or d == HOUSE_OF_VIRGINS:
         s[L.STAGE] = S.D_ACQUIRE
     elif d == CENTRAL_PLAZA:
         s[L.MKT_BOUGHT] = 0
