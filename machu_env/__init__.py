@@ -10,6 +10,18 @@ from .actions import ACTION_NOTATION, NUM_ACTIONS, action_id, action_table, nota
 from .engine.observation import OBS_FIELDS, OBS_SIZE
 from .errors import IllegalActionError
 from .game import Game, card_id
+from .gym_env import MachuPicchuGymEnv
+from .pettingzoo_env import env, raw_env
+
+
+def _register() -> None:
+    import gymnasium
+
+    if "MachuPicchu-v0" not in gymnasium.registry:
+        gymnasium.register(id="MachuPicchu-v0", entry_point="machu_env.gym_env:MachuPicchuGymEnv")
+
+
+_register()
 
 __version__ = "0.1.0"
 
@@ -20,9 +32,12 @@ __all__ = [
     "OBS_SIZE",
     "Game",
     "IllegalActionError",
+    "MachuPicchuGymEnv",
     "action_id",
     "action_table",
     "card_id",
+    "env",
     "notation",
+    "raw_env",
     "__version__",
 ]

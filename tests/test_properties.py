@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from machu_env import Game
+from machu_env.engine.observation import OBS_HIGH
 
 games = st.tuples(st.integers(2, 5), st.integers(0, 2**40), st.integers(0, 2**32), st.booleans())
 
@@ -68,7 +69,7 @@ def test_observation_values_are_finite_and_bounded(n, seed, pick_seed):
     for p in range(n):
         obs = game.observation(p)
         assert obs.dtype == np.float32 and np.isfinite(obs).all()
-        assert obs.min() >= 0.0 and obs.max() <= 4.0
+        assert obs.min() >= 0.0 and obs.max() <= OBS_HIGH
 
 
 @settings(max_examples=60, deadline=None)

@@ -6,7 +6,8 @@ observer: seat slot 0 is the observer, slot 1 the next player clockwise, and so 
 absent players (fewer than 5 players) are all zeros.
 
 ``OBS_FIELDS`` documents every field in order (name, length, meaning); ``encode`` writes them
-in exactly that order. Counts are divided by the scale given, so values lie in about [0, 1].
+in exactly that order. Counts are divided by the scale given: values lie in [0, OBS_HIGH], most
+in [0, 1].
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ OBS_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("returns_left", 1, "cards still to return at the pending summit / 2"),
     # --- each seat, observer first (5 blocks of 45) ---
     ("seat_present", 1, "1 if this seat is in the game"),
-    ("seat_goods", 5, "corn / 20, llama, coca, pottery, cloth / 10"),
+    ("seat_goods", 5, "corn / 20 (capped at 8), llama, coca, pottery, cloth / 10"),
     ("seat_supply", 1, "Incas in the personal supply / 12"),
     ("seat_incas", 6, "Incas in the 5 production districts and on the Sun Clock / 6"),
     ("seat_prince", 16, "one-hot Prince district (15) or not yet placed (last entry)"),
@@ -74,6 +75,7 @@ OBS_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("own_gold", 1, "the observer's gold now / 50"),
 )
 SEAT_SIZE = sum(k for name, k, _ in OBS_FIELDS if name.startswith("seat_"))
+OBS_HIGH = 8.0  # an upper bound of every observation value
 OBS_SIZE = sum(k for _, k, _ in OBS_FIELDS) + (MAX_PLAYERS - 1) * SEAT_SIZE
 
 
@@ -98,7 +100,7 @@ def _encode_seat(s: np.ndarray, q: int, out: np.ndarray, i: int) -> int:
     b = pb(q)
     out[i] = 1.0
     i += 1
-    out[i] = s[b + L.P_GOODS] / 20.0
+    out[i] = min(s[b + L.P_GOODS], 160) / 20.0  # corn is unlimited: cap at OBS_HIGH
     for g in range(1, 5):
         out[i + g] = s[b + L.P_GOODS + g] / 10.0
     i += 5

@@ -1,0 +1,166 @@
+"""The Gymnasium single-agent env ``MachuPicchu-v0`` (a thin adapter over ``Game``).
+
+The learner holds one seat (fixed, or drawn each episode); the other seats are played by
+opponent policies: any callable ``policy(game) -> action`` (an action id or notation string),
+by default uniformly random legal actions. Observations are the engine's ``observation`` for the
+learner; ``action_masks()`` returns the learner's legal-action mask (what sb3-contrib's
+MaskablePPO asks for) and ``info["action_mask"]`` carries it too. Rewards are terminal only
+(``machu_env.rewards``).
+
+An illegal action either ends the episode with reward -1 (``illegal_action="terminate"``, the
+default, as in PettingZoo's classic games) or raises ``IllegalActionError`` leaving the game
+unchanged (``illegal_action="raise"``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .actions import NUM_ACTIONS
+from .engine.observation import OBS_HIGH, OBS_SIZE
+from .errors import IllegalActionError
+from .game import Game, _check_int
+from .render import render_text
+from .rewards import check_reward_mode, terminal_rewards
+
+Policy = Callable[[Game], "int | str"]
+
+
+def random_policy(seed: int | None = None) -> Policy:
+    """A policy choosing uniformly among the legal actions."""
+    rng = random.Random(seed)
+
+    def policy(game: Game) -> int:
+        return rng.choice(game.legal_action_ids())
+
+    return policy
+
+
+class MachuPicchuGymEnv(gym.Env):
+    """Single-agent env: the learner against opponent policies.
+
+    Args:
+        num_players: 2 to 5.
+        learner_seat: the learner's seat, or None to draw it each episode.
+        opponents: one policy for every other seat, or a list with one per opponent (in seat
+            order, skipping the learner); default: random legal actions.
+        reward: ``"win"``, ``"rank"`` or ``"score"`` (``machu_env.rewards``).
+        illegal_action: ``"terminate"`` (reward -1, episode over) or ``"raise"``.
+        render_mode: None, ``"ansi"`` or ``"human"``.
+        game_options: passed to ``Game`` (``learning_game``, ``start_player``, ...).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        learner_seat: int | None = None,
+        opponents: Policy | Sequence[Policy] | None = None,
+        reward: str = "win",
+        illegal_action: str = "terminate",
+        render_mode: str | None = None,
+        **game_options: Any,
+    ) -> None:
+        self.num_players = _check_int("num_players", num_players, 2, 5)
+        if learner_seat is not None:
+            _check_int("learner_seat", learner_seat, 0, num_players - 1)
+        self.learner_seat = learner_seat
+        if opponents is not None and not callable(opponents):
+            opponents = list(opponents)
+            if len(opponents) != num_players - 1 or not all(map(callable, opponents)):
+                raise ValueError(f"opponents must be one policy or a list of "
+                                 f"{num_players - 1} policies (callables game -> action)")
+        self._opponents = opponents
+        self.reward_mode = check_reward_mode(reward)
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action must be 'terminate' or 'raise'; "
+                             f"got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
+        self.render_mode = render_mode
+        Game(self.num_players, 0, **game_options)  # validate the options now
+        self.game_options = game_options
+        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.game: Game | None = None
+        self.seat = 0
+        self._policies: list[Policy | None] = []
+
+    # --- gymnasium API ----------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        self.seat = (int(rng.integers(self.num_players)) if self.learner_seat is None
+                     else self.learner_seat)
+        self.game = Game(self.num_players, int(rng.integers(2**62)), **self.game_options)
+        self._policies = self._seat_policies(int(rng.integers(2**62)))
+        self._play_opponents()
+        return self._obs(), self._info()
+
+    def step(self, action):
+        game = self.game
+        if game is None or game.is_over:
+            raise RuntimeError("step() called on a finished episode: call reset() first")
+        try:
+            game.play(int(action) if not isinstance(action, str) else action)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            return self._obs(), -1.0, True, False, {**self._info(), "illegal_action": True}
+        self._play_opponents()
+        reward = 0.0
+        if game.is_over:
+            reward = terminal_rewards(game.scores(), self.reward_mode)[self.seat]
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward, game.is_over, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal-action mask (bool), for sb3-contrib's MaskablePPO."""
+        if self.game.is_over or self.game.current_player != self.seat:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return self.game.action_mask().astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
+            return None
+        text = render_text(self.game, None)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # --- internals ----------------------------------------------------------------------------
+    def _seat_policies(self, seed: int) -> list[Policy | None]:
+        others = [p for p in range(self.num_players) if p != self.seat]
+        if self._opponents is None:
+            shared = random_policy(seed)
+            chosen: list[Policy] = [shared] * len(others)
+        elif callable(self._opponents):
+            chosen = [self._opponents] * len(others)
+        else:
+            chosen = list(self._opponents)
+        policies: list[Policy | None] = [None] * self.num_players
+        for p, pol in zip(others, chosen, strict=True):
+            policies[p] = pol
+        return policies
+
+    def _play_opponents(self) -> None:
+        game = self.game
+        while not game.is_over and game.current_player != self.seat:
+            game.play(self._policies[game.current_player](game))
+
+    def _obs(self) -> np.ndarray:
+        return self.game.observation(self.seat)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks().astype(np.int8), "seat": self.seat}

@@ -1,0 +1,121 @@
+"""The PettingZoo AEC environment ``machu_picchu_v0`` (a thin adapter over ``Game``).
+
+Follows the PettingZoo classic-environment conventions: ``env()`` returns the env wrapped in
+``TerminateIllegalWrapper`` (an illegal action ends the game with -1 for the offender and 0 for
+the others), ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``; ``raw_env()`` is the
+unwrapped env. ``agent_selection`` is whoever must decide now (production, sacrifices, summit
+returns and night choices belong to their owners, not only to the player whose turn it is).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import NUM_ACTIONS
+from .engine.observation import OBS_HIGH, OBS_SIZE
+from .game import Game, _check_int
+from .render import render_text
+from .rewards import check_reward_mode, terminal_rewards
+
+
+def env(num_players: int = 3, render_mode: str | None = None, reward: str = "win",
+        **game_options: Any) -> AECEnv:
+    """The wrapped AEC env (see module docstring). ``game_options`` go to ``Game``
+    (``start_player``, ``hands``, ``deck``, ``learning_game``)."""
+    e = raw_env(num_players, render_mode, reward, **game_options)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
+    """The unwrapped AEC env."""
+
+    metadata = {"name": "machu_picchu_v0", "render_modes": ["ansi", "human"],
+                "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, num_players: int = 3, render_mode: str | None = None,
+                 reward: str = "win", **game_options: Any) -> None:
+        super().__init__()
+        self.num_players = _check_int("num_players", num_players, 2, 5)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
+        self.render_mode = render_mode
+        self.reward_mode = check_reward_mode(reward)
+        Game(self.num_players, 0, **game_options)  # validate the options now
+        self.game_options = game_options
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        })
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.game: Game | None = None
+        self._rng = np.random.default_rng()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        game_seed = int(self._rng.integers(2**62))
+        self.game = Game(self.num_players, game_seed, **self.game_options)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        p = self.agent_name_mapping[agent]
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if self.game.current_player == p:
+            mask = self.game.action_mask()
+        return {"observation": self.game.observation(p), "action_mask": mask}
+
+    def step(self, action: int) -> None:
+        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+            self._was_dead_step(action)
+            return
+        agent = self.agent_selection
+        self._cumulative_rewards[agent] = 0.0
+        self.game.play(int(action))
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.game.is_over:
+            for a, r in zip(self.agents, terminal_rewards(self.game.scores(), self.reward_mode),
+                            strict=True):
+                self.rewards[a] = r
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
+            return None
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
