@@ -18,7 +18,7 @@ from machu_env.rewards import terminal_rewards
 PLAYERS = [2, 3, 4, 5]
 
 
-# --- PettingZoo ------------------------------------------------------------------------------------
+# --- PettingZoo ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("n", PLAYERS)
 def test_pettingzoo_api_seed_and_render_tests(n, capsys):
     api_test(machu_env.env(num_players=n), num_cycles=1000, verbose_progress=False)
@@ -119,7 +119,7 @@ def test_aec_observation_ignores_hidden_cards_of_others():
         b.step(action)
 
 
-# --- Gymnasium ---------------------------------------------------------------------------------------
+# --- Gymnasium -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("n", PLAYERS)
 def test_gymnasium_check_env(n, capsys):
     check_env(gym.make("MachuPicchu-v0", num_players=n).unwrapped)
@@ -180,7 +180,7 @@ def test_gym_opponent_policies_plug_in():
         MachuPicchuGymEnv(2, illegal_action="ignore")
 
 
-# --- Stable-Baselines3 -------------------------------------------------------------------------------
+# --- Stable-Baselines3 ---------------------------------------------------------------------------
 def test_maskable_ppo_smoke():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     env = MachuPicchuGymEnv(num_players=2)
