@@ -9,7 +9,9 @@ MaskablePPO asks for) and ``info["action_mask"]`` carries it too. Rewards are te
 
 An illegal action either ends the episode with reward -1 (``illegal_action="terminate"``, the
 default, as in PettingZoo's classic games) or raises ``IllegalActionError`` leaving the game
-unchanged (``illegal_action="raise"``).
+unchanged (``illegal_action="raise"``). Nothing in the rules forces anyone to stay and take a
+moon tile, so a game where nobody stays never ends: after ``max_decisions`` decisions (all
+players') the episode is truncated.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .actions import NUM_ACTIONS
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import IllegalActionError
 from .game import Game, _check_int
+from .pettingzoo_env import DEFAULT_MAX_DECISIONS
 from .render import render_text
 from .rewards import check_reward_mode, terminal_rewards
 
@@ -53,6 +56,7 @@ class MachuPicchuGymEnv(gym.Env):
         reward: ``"win"``, ``"rank"`` or ``"score"`` (``machu_env.rewards``).
         illegal_action: ``"terminate"`` (reward -1, episode over) or ``"raise"``.
         render_mode: None, ``"ansi"`` or ``"human"``.
+        max_decisions: truncate the episode after this many decisions of all players.
         game_options: passed to ``Game`` (``learning_game``, ``start_player``, ...).
     """
 
@@ -66,6 +70,7 @@ class MachuPicchuGymEnv(gym.Env):
         reward: str = "win",
         illegal_action: str = "terminate",
         render_mode: str | None = None,
+        max_decisions: int = DEFAULT_MAX_DECISIONS,
         **game_options: Any,
     ) -> None:
         self.num_players = _check_int("num_players", num_players, 2, 5)
@@ -86,6 +91,7 @@ class MachuPicchuGymEnv(gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
         self.render_mode = render_mode
+        self.max_decisions = _check_int("max_decisions", max_decisions, 1, None)
         Game(self.num_players, 0, **game_options)  # validate the options now
         self.game_options = game_options
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
@@ -107,7 +113,7 @@ class MachuPicchuGymEnv(gym.Env):
 
     def step(self, action):
         game = self.game
-        if game is None or game.is_over:
+        if game is None or game.is_over or self._truncated():
             raise RuntimeError("step() called on a finished episode: call reset() first")
         try:
             game.play(int(action) if not isinstance(action, str) else action)
@@ -121,7 +127,7 @@ class MachuPicchuGymEnv(gym.Env):
             reward = terminal_rewards(game.scores(), self.reward_mode)[self.seat]
         if self.render_mode == "human":
             self.render()
-        return self._obs(), reward, game.is_over, False, self._info()
+        return self._obs(), reward, game.is_over, self._truncated(), self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal-action mask (bool), for sb3-contrib's MaskablePPO."""
@@ -154,9 +160,12 @@ class MachuPicchuGymEnv(gym.Env):
             policies[p] = pol
         return policies
 
+    def _truncated(self) -> bool:
+        return not self.game.is_over and len(self.game.history) >= self.max_decisions
+
     def _play_opponents(self) -> None:
         game = self.game
-        while not game.is_over and game.current_player != self.seat:
+        while not game.is_over and game.current_player != self.seat and not self._truncated():
             game.play(self._policies[game.current_player](game))
 
     def _obs(self) -> np.ndarray:

@@ -5,6 +5,10 @@ Follows the PettingZoo classic-environment conventions: ``env()`` returns the en
 the others), ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``; ``raw_env()`` is the
 unwrapped env. ``agent_selection`` is whoever must decide now (production, sacrifices, summit
 returns and night choices belong to their owners, not only to the player whose turn it is).
+
+Nothing in the rules forces a player to stay and take a moon tile, so a game in which nobody
+ever stays never ends; after ``max_decisions`` decisions the game is truncated (all agents
+``truncated``, reward 0), as PettingZoo's ``max_cycles`` does elsewhere.
 """
 
 from __future__ import annotations
@@ -22,12 +26,14 @@ from .game import Game, _check_int
 from .render import render_text
 from .rewards import check_reward_mode, terminal_rewards
 
+DEFAULT_MAX_DECISIONS = 5000  # random games take 117-151 decisions
+
 
 def env(num_players: int = 3, render_mode: str | None = None, reward: str = "win",
-        **game_options: Any) -> AECEnv:
+        max_decisions: int = DEFAULT_MAX_DECISIONS, **game_options: Any) -> AECEnv:
     """The wrapped AEC env (see module docstring). ``game_options`` go to ``Game``
     (``start_player``, ``hands``, ``deck``, ``learning_game``)."""
-    e = raw_env(num_players, render_mode, reward, **game_options)
+    e = raw_env(num_players, render_mode, reward, max_decisions, **game_options)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
@@ -40,13 +46,15 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int = 3, render_mode: str | None = None,
-                 reward: str = "win", **game_options: Any) -> None:
+                 reward: str = "win", max_decisions: int = DEFAULT_MAX_DECISIONS,
+                 **game_options: Any) -> None:
         super().__init__()
         self.num_players = _check_int("num_players", num_players, 2, 5)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
         self.render_mode = render_mode
         self.reward_mode = check_reward_mode(reward)
+        self.max_decisions = _check_int("max_decisions", max_decisions, 1, None)
         Game(self.num_players, 0, **game_options)  # validate the options now
         self.game_options = game_options
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
@@ -99,6 +107,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
                             strict=True):
                 self.rewards[a] = r
             self.terminations = dict.fromkeys(self.agents, True)
+        elif len(self.game.history) >= self.max_decisions:
+            self.truncations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self.possible_agents[self.game.current_player]
         self._accumulate_rewards()

@@ -194,3 +194,29 @@ def test_maskable_ppo_smoke():
         assert env.action_masks()[int(action)]
         obs, reward, done, _, _ = env.step(int(action))
     assert env.game.is_over
+
+
+def _first_legal(game):
+    return game.legal_action_ids()[0]  # always moves, never stays: the day never ends
+
+
+def test_gym_truncates_a_game_where_nobody_stays():
+    env = MachuPicchuGymEnv(2, learner_seat=0, opponents=_first_legal, max_decisions=300)
+    obs, info = env.reset(seed=0)
+    steps, truncated, done = 0, False, False
+    while not (done or truncated):
+        obs, reward, done, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        steps += 1
+    assert truncated and not done and reward == 0.0
+    assert len(env.game.history) >= 300 and not env.game.is_over
+
+
+def test_aec_truncates_a_game_where_nobody_stays():
+    env = machu_env.env(num_players=2, max_decisions=200)
+    env.reset(seed=0)
+    for _agent in env.agent_iter(max_iter=1000):
+        obs, reward, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert not env.agents and not env.unwrapped.game.is_over
+    with pytest.raises(ValueError, match="max_decisions"):
+        machu_env.env(max_decisions=0)
