@@ -83,7 +83,8 @@ class MachuPicchuGymEnv(gym.Env):
                 raise ValueError(f"opponents must be one policy or a list of "
                                  f"{num_players - 1} policies (callables game -> action)")
         self._opponents = opponents
-        self.reward_mode = check_reward_mode(reward)
+        check_reward_mode(reward)
+        self.reward_mode = reward
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise'; "
                              f"got {illegal_action!r}")

@@ -53,7 +53,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
         self.render_mode = render_mode
-        self.reward_mode = check_reward_mode(reward)
+        check_reward_mode(reward)
+        self.reward_mode = reward
         self.max_decisions = _check_int("max_decisions", max_decisions, 1, None)
         Game(self.num_players, 0, **game_options)  # validate the options now
         self.game_options = game_options

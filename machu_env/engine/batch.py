@@ -1,0 +1,161 @@
+"""Kernels over many games at once: ``states`` is (N, STATE_SIZE), ``bufs`` (N, NUM_ACTIONS) the
+legal-action lists, ``counts`` (N,) their lengths, ``rngs`` (N,) one generator per game.
+
+Each game's setups and random choices come from its own generator, so results depend only on
+the seed, never on how games are spread over threads. Loops over games use ``prange``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .. import layout as L
+from .flow import advance, step
+from .observation import encode
+from .rewards import terminal_rewards
+from .rng import below
+from .scoring import final_scores
+from .setup import init_state
+
+
+@njit(cache=True, inline="always")
+def _new_game(states, bufs, counts, rngs, i, num_players, learning):
+    init_state(states[i], num_players, rngs[i : i + 1], -1, learning)
+    counts[i] = advance(states[i], bufs[i])
+
+
+@njit(cache=True, parallel=True)
+def reset_all(states, bufs, counts, rngs, num_players, learning):
+    for i in prange(states.shape[0]):
+        _new_game(states, bufs, counts, rngs, i, num_players, learning)
+
+
+@njit(cache=True, parallel=True)
+def illegal_games(bufs, counts, actions, bad):
+    """``bad[i] = 1`` where ``actions[i]`` is not legal in game i."""
+    for i in prange(bufs.shape[0]):
+        ok = 0
+        for k in range(counts[i]):
+            if bufs[i, k] == actions[i]:
+                ok = 1
+                break
+        bad[i] = 1 - ok
+
+
+@njit(cache=True, parallel=True)
+def legal_mask(bufs, counts, mask):
+    for i in prange(bufs.shape[0]):
+        mask[i, :] = False
+        for k in range(counts[i]):
+            mask[i, bufs[i, k]] = True
+
+
+@njit(cache=True, parallel=True)
+def observe_deciders(states, out):
+    for i in prange(states.shape[0]):
+        encode(states[i], states[i, L.DECIDER], out[i])
+
+
+@njit(cache=True, parallel=True)
+def observe_seats(states, seats, out):
+    for i in prange(states.shape[0]):
+        encode(states[i], seats[i], out[i])
+
+
+@njit(cache=True)
+def _finish(states, i, scratch, mode, rewards_row):
+    """Terminal rewards of finished game i into ``rewards_row``."""
+    n = states[i, L.NUM_PLAYERS]
+    final_scores(states[i], scratch[i])
+    terminal_rewards(scratch[i], n, mode, rewards_row)
+
+
+@njit(cache=True, parallel=True)
+def step_all(states, bufs, counts, rngs, actions, rewards, dones, scratch, num_players, learning,
+             mode):
+    """One decision in every game; finished games get their terminal rewards and restart."""
+    for i in prange(states.shape[0]):
+        rewards[i, :] = 0.0
+        counts[i] = step(states[i], actions[i], bufs[i])
+        dones[i] = counts[i] == 0
+        if dones[i]:
+            _finish(states, i, scratch, mode, rewards[i])
+            _new_game(states, bufs, counts, rngs, i, num_players, learning)
+
+
+@njit(cache=True, parallel=True)
+def random_playout(states, bufs, counts, rngs, steps, num_players, learning, stats):
+    """Game i plays ``steps[i]`` random legal decisions (restarting finished games);
+    ``stats[i]`` counts its finished games, rescue and conquest endings."""
+    for i in prange(states.shape[0]):
+        s = states[i]
+        for _ in range(steps[i]):
+            counts[i] = step(s, bufs[i, below(rngs, i, counts[i])], bufs[i])
+            if counts[i] == 0:
+                stats[i, 0] += 1
+                stats[i, s[L.END_KIND]] += 1
+                _new_game(states, bufs, counts, rngs, i, num_players, learning)
+
+
+@njit(cache=True)
+def _random_until_seat(states, bufs, counts, rngs, i, seat):
+    """Random opponents move in game i until ``seat`` decides or the game is over."""
+    s = states[i]
+    while counts[i] > 0 and s[L.DECIDER] != seat:
+        counts[i] = step(s, bufs[i, below(rngs, i, counts[i])], bufs[i])
+
+
+@njit(cache=True)
+def _learner_new_game(states, bufs, counts, rngs, seats, i, fixed_seat, num_players, learning,
+                      random_opponents):
+    """Restart game i, draw the learner's seat, let random opponents move first."""
+    while True:
+        _new_game(states, bufs, counts, rngs, i, num_players, learning)
+        seats[i] = fixed_seat if fixed_seat >= 0 else below(rngs, i, num_players)
+        if random_opponents:
+            _random_until_seat(states, bufs, counts, rngs, i, seats[i])
+        if counts[i] > 0:  # (a game that random opponents finish alone is restarted)
+            return
+
+
+@njit(cache=True, parallel=True)
+def learner_reset_all(states, bufs, counts, rngs, seats, fixed_seat, num_players, learning,
+                      random_opponents):
+    for i in prange(states.shape[0]):
+        _learner_new_game(states, bufs, counts, rngs, seats, i, fixed_seat, num_players,
+                          learning, random_opponents)
+
+
+@njit(cache=True, parallel=True)
+def learner_step_all(states, bufs, counts, rngs, seats, actions, rewards, dones, terminal_obs,
+                     scratch, score_rows, fixed_seat, num_players, learning, mode):
+    """The learner's decision in every game, then random opponents until the learner decides
+    again; finished games report the learner's terminal reward and observation and restart."""
+    for i in prange(states.shape[0]):
+        counts[i] = step(states[i], actions[i], bufs[i])
+        _random_until_seat(states, bufs, counts, rngs, i, seats[i])
+        rewards[i] = 0.0
+        dones[i] = counts[i] == 0
+        if dones[i]:
+            _finish(states, i, scratch, mode, score_rows[i])
+            rewards[i] = score_rows[i, seats[i]]
+            encode(states[i], seats[i], terminal_obs[i])
+            _learner_new_game(states, bufs, counts, rngs, seats, i, fixed_seat, num_players,
+                              learning, True)
+
+
+@njit(cache=True, parallel=True)
+def step_some(states, bufs, counts, idx, actions):
+    """One decision in the games ``idx`` (no restart)."""
+    for j in prange(idx.shape[0]):
+        i = idx[j]
+        counts[i] = step(states[i], actions[j], bufs[i])
+
+
+def seed_streams(seed: int, n: int) -> np.ndarray:
+    """One generator state per game, derived from ``seed`` (any int) and the game's index."""
+    base = np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    idx = np.arange(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        return base * np.uint64(0xD1342543DE82EF95) + idx * np.uint64(0x9E3779B97F4A7C15)
