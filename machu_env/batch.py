@@ -61,13 +61,15 @@ class BatchEngine:
 
     @property
     def num_legal(self) -> np.ndarray:
-        """(N,) how many legal actions each game's pending decision has."""
-        return self._counts.copy()
+        """(N,) how many legal actions each game's pending decision has (a read-only view,
+        valid until the next ``step``)."""
+        return _read_only(self._counts)
 
     def legal_ids(self) -> np.ndarray:
         """(N, NUM_ACTIONS) int32: row i starts with game i's legal ids (``num_legal[i]`` of
-        them, ascending); the rest is unused."""
-        return self._bufs.copy()
+        them, ascending); the rest is unused. A read-only view, valid until the next ``step``:
+        ``ids[rows, (u * num_legal).astype(int)]`` samples a uniform legal action per game."""
+        return _read_only(self._bufs)
 
     def legal_mask(self) -> np.ndarray:
         """(N, NUM_ACTIONS) bool: the legal actions of every game."""
@@ -136,4 +138,11 @@ class BatchEngine:
 
     @property
     def state_bytes_per_game(self) -> int:
+        """Bytes of game state per game (one row of ``states``)."""
         return self.states.itemsize * self.states.shape[1]
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
