@@ -5,7 +5,7 @@ second with uniformly random legal actions, three ways:
 * the raw njit functions (``flow.step``) driven by a Python loop;
 * ``engine.playout.random_playout``: the whole loop compiled.
 
-``python benchmarks/engine_speed.py [--decisions N]``
+``python benchmarks/engine_speed.py [--decisions N]`` (the env adapters and peers: ``run.py``)
 """
 
 from __future__ import annotations
@@ -95,44 +95,6 @@ def raw_loop_rate(decisions: int, num_players: int = 3) -> float:
     return decisions / (time.perf_counter() - t0)
 
 
-def aec_rate(decisions: int, num_players: int = 3) -> float:
-    import machu_env
-
-    env = machu_env.env(num_players=num_players)
-    rng = np.random.default_rng(0)
-    done, seed = 0, 0
-    t0 = time.perf_counter()
-    while done < decisions:
-        env.reset(seed=seed)
-        seed += 1
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            done += 1
-    return done / (time.perf_counter() - t0)
-
-
-def gym_rate(decisions: int, num_players: int = 3) -> float:
-    """Decisions of all players per second (the opponents are random too)."""
-    from machu_env import MachuPicchuGymEnv
-
-    env = MachuPicchuGymEnv(num_players=num_players)
-    rng = np.random.default_rng(0)
-    done, seed = 0, 0
-    t0 = time.perf_counter()
-    while done < decisions:
-        env.reset(seed=seed)
-        seed += 1
-        over = False
-        while not over:
-            _, _, over, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
-        done += len(env.game.history)
-    return done / (time.perf_counter() - t0)
-
-
 def compiled_rate(decisions: int, num_players: int = 3) -> float:
     from machu_env import NUM_ACTIONS
     from machu_env import layout as L
@@ -165,8 +127,6 @@ def main() -> None:
     raw_loop_rate(2000)
     n = args.decisions
     print(f"Game.play (Python API):           {game_play_rate(n // 10):12,.0f} decisions/s")
-    print(f"PettingZoo AEC env:               {aec_rate(n // 20):12,.0f} decisions/s")
-    print(f"Gymnasium env (all seats):        {gym_rate(n // 20):12,.0f} decisions/s")
     print(f"njit step, Python loop:           {raw_loop_rate(n):12,.0f} decisions/s")
     print(f"compiled random playout:          {compiled_rate(n * 10):12,.0f} decisions/s")
 
