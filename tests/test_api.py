@@ -100,6 +100,7 @@ def test_observation_and_view_reject_bad_players(bad):
 
 # --- views ----------------------------------------------------------------------------------------
 def test_view_keys_and_hidden_cards():
+    """R10.1 public / R10.2 private / R5.4 only the number of cards is public."""
     game = Game(4, seed=2)
     v = game.view()
     assert set(v) >= {"num_players", "day", "active_player", "current_player", "moon_tiles",
@@ -169,6 +170,7 @@ def _mirror(game_a, game_b, observer, rnd, steps=400) -> int:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_observation_ignores_other_hands_and_the_deck_order(seed):
+    """R10.3: no dependence on other players' cards or on the deck order."""
     n = 2 + seed % 4
     rng = random.Random(seed)
     cards = list(range(28))

@@ -31,6 +31,7 @@ def test_r6_sun_tile_last_turns_and_time_track_corn():
 
 
 def test_r7_night_from_the_sun_holder_and_redeem_choices():
+    """R7.1 and R12.5: the night's order, seat by seat from the Sun holder."""
     game = started(2)
     for p in range(2):
         set_player(game, p, prince="llama_meadow", corn=1)

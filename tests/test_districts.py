@@ -42,7 +42,7 @@ def test_r3_3_stay_takes_a_moon_tile_without_the_district_action():
     assert player(game, 0)["moon_tiles"] == ["trail3"]
     assert goods(game, 0)["corn"] == corn  # no bonus, no production (R3.3)
     assert game.view()["bonus"]["corn_terraces"] == 1
-    assert game.current_player == 1
+    assert game.current_player == 1  # R3.5: turns pass clockwise
 
 
 def test_r3_4_never_the_same_district_twice_in_a_row():
@@ -61,6 +61,7 @@ def test_r4_0_empty_district_does_nothing():
 
 
 def test_r4_1_production_in_seat_order_from_the_active_player_spanish_example():
+    """R4.1 and R12.5: one decision per producing player, seat order from the active one."""
     # Blue (1) enters the Coca Plantation with 2 coca units on it; yellow (2) produces 1,
     # blue 1, red (0) 2 — asked in seat order from blue.
     game = started(3)
@@ -204,6 +205,7 @@ def test_r4_4_empty_row_and_virgin_cost():
 
 # --- R4.5 market ----------------------------------------------------------------------------------
 def test_r4_5_market_rulebook_example():
+    """R4.5.1 adjustment, then R4.5.2 trades one at a time until done (R12.5)."""
     # Market: cloth 2, coca 1, llama 3, pottery 0. Remove a cloth; sell 2 cloth for 5 + 4;
     # sell 1 coca for 5; buy 1 llama for 4; buy 1 pottery from the bank for 6.
     game = at("sun_temple", corn=1, llama=0, coca=1, pottery=0, cloth=2)

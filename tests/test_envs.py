@@ -40,6 +40,7 @@ def _play_out(env, rnd):
 
 
 def test_aec_agent_selection_follows_the_decider_and_metadata():
+    """R12.1: each decision belongs to its owner, not always the active player."""
     env = machu_env.env(num_players=3, start_player=1)
     env.reset(seed=3)
     assert env.metadata["name"] == "machu_picchu_v0"

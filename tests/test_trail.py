@@ -54,6 +54,7 @@ def test_r5_5_stable_llama_cannot_be_sacrificed_the_same_turn():
 
 
 def test_r5_2_several_laps_pay_every_crossing():
+    """R5.1: spaces 0..20, the summit 20 continues from 0; R5.2: every crossing pays."""
     game = _deck_game(["corn+llama", "corn+coca", "corn+pottery", "corn+cloth", "llama+coca",
                        "llama+pottery"])
     set_player(game, 0, prince="royal_palace", scout=0, llama=0, corn=0)
