@@ -25,8 +25,11 @@ from pathlib import Path
 import numba
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from engine_speed import compile_times, game_play_rate  # noqa: E402
+try:
+    from .engine_speed import compile_times, game_play_rate
+except ImportError:  # run as a script: python benchmarks/run.py
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from engine_speed import compile_times, game_play_rate
 
 PLAYERS = 3
 
@@ -148,12 +151,12 @@ def openspiel_loop(name: str, secs: float) -> float:
     return _timed(one_game, secs)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="shorter timings, fewer points")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     secs = 0.5 if args.quick else 2.0
     threads = numba.config.NUMBA_NUM_THREADS
     rows: list[tuple[str, float | None, str]] = []

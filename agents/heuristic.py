@@ -1,0 +1,142 @@
+"""Two heuristic agents with different plans, sharing one greedy lookahead.
+
+Every decision is taken by trying each legal action on a copy of the state (the engine's njit
+``step``) and scoring the result with a value function of the deciding player's position. A
+Prince move is scored after the mover's own follow-up decisions of that turn (production,
+sacrifices, placing, buying...) are played the same greedy way, so "go to the Royal Palace" is
+valued by the Incas it lets the player place. Ties are broken at random (seeded).
+
+* ``BuilderAgent`` — the economy and the Rescue: Incas in the districts its cards reward,
+  priests and Virgins, sacrifices that carry the Scout to the summit for more cards.
+* ``GoldAgent`` — the Spanish conquest: collects sacrifice cards (summits) and keeps those with
+  the most gold; values gold as much as victory points, Incas and priests less.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from numba import njit
+
+from machu_env import NUM_ACTIONS, Game
+from machu_env import layout as L
+from machu_env.data import CARD_GOLD, NUM_CARDS
+from machu_env.engine.flow import step
+from machu_env.engine.scoring import victory_points
+
+# Weights of the value function (index: meaning).
+W_VP, W_GOLD, W_INCA, W_PRIEST, W_CARD, W_TRAIL, W_MOON, W_SUNCLOCK = range(8)
+W_CORN, W_LLAMA, W_COCA, W_POTTERY, W_CLOTH = range(8, 13)
+NUM_WEIGHTS = 13
+
+BUILDER_WEIGHTS = np.array(
+    [4.0, 0.3, 1.5, 4.0, 1.5, 3.0, 0.5, 1.0, 0.2, 0.5, 0.7, 0.7, 0.7], dtype=np.float64)
+GOLD_WEIGHTS = np.array(
+    [3.0, 1.0, 1.0, 2.0, 3.0, 4.0, 0.5, 0.8, 0.2, 0.6, 0.5, 0.5, 0.5], dtype=np.float64)
+
+
+@njit(cache=True)
+def position_value(s: np.ndarray, p: int, w: np.ndarray) -> float:
+    """A heuristic value of player ``p``'s position (higher is better)."""
+    b = L.PLAYER_BASE + p * L.PLAYER_SIZE
+    hand = s[b + L.P_HAND]
+    cards = 0
+    gold = 0
+    for c in range(NUM_CARDS):
+        if (hand >> c) & 1:
+            cards += 1
+            gold += CARD_GOLD[c]
+    incas = 0
+    for d in range(5):
+        incas += s[b + L.P_INCAS + d]
+    priests = s[b + L.P_PRIESTS] + s[b + L.P_PRIESTS + 1] + s[b + L.P_PRIESTS + 2]
+    moons = 0
+    for t in range(7):
+        if s[L.MOON_OWNER + t] == p:
+            moons += 1
+    trail = (s[b + L.P_SCOUT] + 20 * s[b + L.P_PEND_SUMMIT]) / 20.0
+    v = w[W_VP] * victory_points(s, p) + w[W_GOLD] * gold + w[W_INCA] * incas
+    v += w[W_PRIEST] * priests + w[W_CARD] * cards + w[W_TRAIL] * trail + w[W_MOON] * moons
+    v += w[W_SUNCLOCK] * s[b + L.P_SUN_CLOCK]
+    v += w[W_CORN] * s[b + L.P_GOODS] / 3.0 + w[W_CORN] * 3 * s[b + L.P_PEND_CORN]
+    for g in range(1, 5):
+        v += w[W_CORN + g] * s[b + L.P_GOODS + g]
+    return v
+
+
+@njit(cache=True)
+def _best_action(s: np.ndarray, legal: np.ndarray, n: int, p: int, w: np.ndarray,
+                 scratch: np.ndarray, buf: np.ndarray, noise: np.ndarray) -> int:
+    """The legal action whose immediate result scores best for ``p`` (noise breaks ties)."""
+    best, best_v = legal[0], -1e18
+    for k in range(n):
+        scratch[:] = s
+        step(scratch, legal[k], buf)
+        v = position_value(scratch, p, w) + noise[k]
+        if v > best_v:
+            best, best_v = legal[k], v
+    return best
+
+
+@njit(cache=True)
+def _move_value(s: np.ndarray, a: int, p: int, w: np.ndarray, noise: np.ndarray) -> float:
+    """Value of Prince move ``a`` after the mover's own greedy follow-ups in that turn."""
+    t = s.copy()
+    buf = np.zeros(NUM_ACTIONS, np.int32)
+    scratch = np.zeros_like(s)
+    inner = np.zeros(NUM_ACTIONS, np.int32)
+    n = step(t, a, buf)
+    while n > 0 and t[L.DECIDER] == p and t[L.ACTIVE] == p and t[L.STAGE] != 1:
+        legal = buf[:n].copy()
+        choice = _best_action(t, legal, n, p, w, scratch, inner, noise)
+        n = step(t, choice, buf)
+    return position_value(t, p, w)
+
+
+@njit(cache=True)
+def choose(s: np.ndarray, legal: np.ndarray, w: np.ndarray, noise: np.ndarray) -> int:
+    """The heuristic's action for the pending decision of state ``s``."""
+    p = s[L.DECIDER]
+    n = legal.shape[0]
+    if s[L.STAGE] == 1:  # a Prince move: look through the rest of the turn
+        best, best_v = legal[0], -1e18
+        for k in range(n):
+            v = _move_value(s, legal[k], p, w, noise) + noise[k]
+            if v > best_v:
+                best, best_v = legal[k], v
+        return best
+    scratch = np.zeros_like(s)
+    buf = np.zeros(NUM_ACTIONS, np.int32)
+    return _best_action(s, legal, n, p, w, scratch, buf, noise)
+
+
+class HeuristicAgent:
+    """Greedy lookahead with a value function given by ``weights``."""
+
+    name = "heuristic"
+    weights = BUILDER_WEIGHTS
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, game: Game) -> int:
+        legal = np.array(game.legal_action_ids(), dtype=np.int32)
+        noise = np.array([self.rng.random() * 1e-6 for _ in range(NUM_ACTIONS)])
+        return int(choose(game.state.copy(), legal, self.weights, noise))
+
+
+class BuilderAgent(HeuristicAgent):
+    """Economy first, priests and sacrifices: plays for the Rescue (see module docstring)."""
+
+    name = "builder"
+    weights = BUILDER_WEIGHTS
+
+
+class GoldAgent(HeuristicAgent):
+    """Cards and gold: plays for the Spanish conquest (see module docstring)."""
+
+    name = "gold"
+    weights = GOLD_WEIGHTS
+
+

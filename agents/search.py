@@ -1,0 +1,135 @@
+"""A search agent: determinized Monte Carlo search at the root (information-set style).
+
+Each iteration re-deals what the deciding player cannot know — the other players' hands and the
+deck order — consistently with what it does know (its own cards, every hand's size, the deck
+size), tries one root action chosen by UCB1, and plays the game out with random legal actions in
+compiled code. The most visited root action is played. The budget is a number of iterations or
+seconds per decision. (Simplification: the player's memory of which of its own cards it put at
+the bottom of the deck is not used by the re-deal.)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from machu_env import NUM_ACTIONS, Game
+from machu_env import layout as L
+from machu_env.data import NUM_CARDS
+from machu_env.engine.flow import step
+from machu_env.engine.rng import below
+from machu_env.engine.scoring import SC_SCORE, SC_WINNER, final_scores
+
+
+@njit(cache=True)
+def redeal(s: np.ndarray, p: int, rng: np.ndarray) -> None:
+    """Shuffle the cards ``p`` cannot see (other hands and the deck) and deal them back with
+    the same hand sizes and deck size."""
+    n = s[L.NUM_PLAYERS]
+    pool = np.empty(NUM_CARDS, np.int32)
+    k = 0
+    sizes = np.zeros(5, np.int32)
+    for q in range(n):
+        if q == p:
+            continue
+        hand = s[L.PLAYER_BASE + q * L.PLAYER_SIZE + L.P_HAND]
+        for c in range(NUM_CARDS):
+            if (hand >> c) & 1:
+                pool[k] = c
+                k += 1
+                sizes[q] += 1
+    for i in range(s[L.DECK_COUNT]):
+        pool[k] = s[L.DECK + (s[L.DECK_TOP] + i) % NUM_CARDS]
+        k += 1
+    for i in range(k - 1, 0, -1):
+        j = below(rng, 0, i + 1)
+        pool[i], pool[j] = pool[j], pool[i]
+    k2 = 0
+    for q in range(n):
+        if q == p:
+            continue
+        hand = 0
+        for _ in range(sizes[q]):
+            hand |= 1 << pool[k2]
+            k2 += 1
+        s[L.PLAYER_BASE + q * L.PLAYER_SIZE + L.P_HAND] = hand
+    deck = s[L.DECK_COUNT]
+    for i in range(deck):
+        s[L.DECK + i] = pool[k2 + i]
+    s[L.DECK_TOP] = 0
+
+
+@njit(cache=True)
+def search(s: np.ndarray, legal: np.ndarray, iterations: int, rng: np.ndarray,
+           value: np.ndarray, visits: np.ndarray, c: float) -> None:
+    """``iterations`` UCB1 iterations at the root; accumulates ``value`` and ``visits``."""
+    p = s[L.DECIDER]
+    n = s[L.NUM_PLAYERS]
+    k = legal.shape[0]
+    t = np.empty_like(s)
+    buf = np.zeros(NUM_ACTIONS, np.int32)
+    scores = np.zeros((5, 6), np.int32)
+    for _ in range(iterations):
+        total = visits.sum()
+        arm, best = 0, -1e18
+        for a in range(k):
+            if visits[a] == 0:
+                arm = a
+                break
+            u = value[a] / visits[a] + c * math.sqrt(math.log(total) / visits[a])
+            if u > best:
+                arm, best = a, u
+        t[:] = s
+        redeal(t, p, rng)
+        m = step(t, legal[arm], buf)
+        depth = 0
+        while m > 0 and depth < 5000:
+            m = step(t, buf[below(rng, 0, m)], buf)
+            depth += 1
+        final_scores(t, scores)
+        other = 0
+        for q in range(n):
+            if q != p and scores[q, SC_SCORE] > other:
+                other = scores[q, SC_SCORE]
+        margin = (scores[p, SC_SCORE] - other) / 50.0
+        value[arm] += scores[p, SC_WINNER] + 0.1 * max(-1.0, min(1.0, margin))
+        visits[arm] += 1
+
+
+class MCTSAgent:
+    """Determinized root search with compiled random rollouts.
+
+    Args:
+        seconds: time budget per decision (used when ``iterations`` is None).
+        iterations: a fixed number of iterations per decision (deterministic for a seed).
+        c: the UCB1 exploration constant.
+    """
+
+    name = "mcts"
+
+    def __init__(self, seed: int = 0, seconds: float = 1.0, iterations: int | None = None,
+                 c: float = 0.7) -> None:
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"iterations must be >= 1, got {iterations}")
+        if iterations is None and not seconds > 0:
+            raise ValueError(f"seconds must be > 0, got {seconds}")
+        self.seconds, self.iterations, self.c = seconds, iterations, c
+        self.rng = np.array([np.uint64(seed * 2654435761 + 1)], dtype=np.uint64)
+
+    def act(self, game: Game) -> int:
+        legal = np.array(game.legal_action_ids(), dtype=np.int32)
+        value = np.zeros(len(legal))
+        visits = np.zeros(len(legal), dtype=np.int64)
+        s = game.state.copy()
+        if self.iterations is not None:
+            search(s, legal, self.iterations, self.rng, value, visits, self.c)
+        else:
+            deadline = time.perf_counter() + self.seconds
+            chunk = 16
+            while time.perf_counter() < deadline:
+                search(s, legal, chunk, self.rng, value, visits, self.c)
+                chunk = min(chunk * 2, 512)
+        return int(legal[int(np.argmax(visits))])

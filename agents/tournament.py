@@ -1,0 +1,199 @@
+"""Tournaments: every seating permutation evenly, in parallel processes, with ratings.
+
+Game ``i`` uses seating ``i mod S`` (S distinct seatings) and game seed ``seed * 1_000_003 + i``;
+agent seeds derive from the game seed, so the same seed gives the same results (for search
+agents with an iteration budget; a time budget depends on the machine's speed).
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import math
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from machu_env import Game
+from machu_env.records import game_record
+
+from . import make_agent
+
+
+def seatings(agents: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
+    """The distinct seatings: ordered selections of ``num_players`` of the agents (each entry
+    of ``agents`` used at most once; repeat a name to seat it twice)."""
+    if len(agents) < num_players:
+        raise ValueError(f"{num_players} players need at least {num_players} agents (repeat a "
+                         f"name to seat it more than once); got {len(agents)}: {list(agents)}")
+    return sorted(set(itertools.permutations(agents, num_players)))
+
+
+def _agent_kwargs(name: str, mcts: dict[str, Any]) -> dict[str, Any]:
+    return dict(mcts) if name == "mcts" else {}
+
+
+def play_game(args: tuple) -> dict[str, Any]:
+    """Play one game (in a worker process); returns its result row."""
+    index, seating, game_seed, mcts, keep_record = args
+    game = Game(len(seating), seed=game_seed)
+    players = [make_agent(name, game_seed * 8 + p, **_agent_kwargs(name, mcts))
+               for p, name in enumerate(seating)]
+    while not game.is_over:
+        game.play(players[game.current_player].act(game))
+    return {"index": index, "seating": list(seating), "seed": game_seed, "end": game.end,
+            "decisions": len(game.history), "scores": game.scores(),
+            "record": game_record(game, list(seating)) if keep_record else None}
+
+
+@dataclass
+class AgentStats:
+    games: int = 0
+    wins: float = 0.0
+    score: float = 0.0
+    vp: float = 0.0
+    ratings: list = field(default_factory=list)
+
+
+def wilson(k: float, n: int) -> tuple[float, float]:
+    """95 % Wilson score interval of a share k/n."""
+    if n == 0:
+        return (0.0, 1.0)
+    z, p = 1.96, k / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed: int = 0,
+                   workers: int = 1, mcts: dict[str, Any] | None = None,
+                   records_dir: Path | None = None, progress: bool = True) -> dict[str, Any]:
+    """Play the tournament and return its summary (see ``summarise``)."""
+    for name in agents:
+        make_agent(name)  # unknown names fail here, before any game
+    seats = seatings(agents, num_players)
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    jobs = [(i, seats[i % len(seats)], seed * 1_000_003 + i, mcts or {}, records_dir is not None)
+            for i in range(games)]
+    results: list[dict[str, Any]] = []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=games, desc="games", unit="game")
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for r in pool.map(play_game, jobs, chunksize=max(1, games // (workers * 8))):
+                results.append(r)
+                if bar:
+                    bar.update()
+    else:
+        for job in jobs:
+            results.append(play_game(job))
+            if bar:
+                bar.update()
+    if bar:
+        bar.close()
+    results.sort(key=lambda r: r["index"])
+    if records_dir is not None:
+        records_dir.mkdir(parents=True, exist_ok=True)
+        for r in results:
+            (records_dir / f"game_{r['index']:05d}.json").write_text(json.dumps(r["record"]))
+    return summarise(list(dict.fromkeys(agents)), results, num_players, len(seats))
+
+
+def summarise(names: list[str], results: list[dict[str, Any]], num_players: int,
+              num_seatings: int) -> dict[str, Any]:
+    """Win shares (95 % CI), mean score and VP, endings, game length, OpenSkill ratings."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {n: model.rating(name=n) for n in names}
+    stats = {n: AgentStats() for n in names}
+    ends = {"rescue": 0, "conquest": 0}
+    for r in results:
+        ends[r["end"]] += 1
+        winners = sum(s["winner"] for s in r["scores"])
+        keys = [(s["score"], s["goods_units"]) for s in r["scores"]]
+        ranks = [1 + sum(k > mine for k in keys) for mine in keys]
+        for name, s in zip(r["seating"], r["scores"], strict=True):
+            st = stats[name]
+            st.games += 1
+            st.wins += 1.0 / winners if s["winner"] else 0.0  # a shared win counts as a share
+            st.score += s["score"]
+            st.vp += s["vp"]
+        # one rating team per seat; the same agent in two seats is rated once per game (best)
+        teams = [[ratings[name]] for name in r["seating"]]
+        rated = model.rate(teams, ranks=ranks)
+        seen = set()
+        for name, team in zip(r["seating"], rated, strict=True):
+            if name not in seen:
+                ratings[name] = team[0]
+                seen.add(name)
+    rows = []
+    for n in names:
+        st = stats[n]
+        lo, hi = wilson(st.wins, st.games)
+        rows.append({"agent": n, "games": st.games, "win_share": st.wins / max(1, st.games),
+                     "win_ci95": [lo, hi], "mean_score": st.score / max(1, st.games),
+                     "mean_vp": st.vp / max(1, st.games), "rating_mu": ratings[n].mu,
+                     "rating_sigma": ratings[n].sigma, "rating": ratings[n].ordinal()})
+    rows.sort(key=lambda x: -x["rating"])
+    total = len(results)
+    return {"players": num_players, "games": total, "seatings": num_seatings,
+            "rescue_share": ends["rescue"] / total, "conquest_share": ends["conquest"] / total,
+            "mean_decisions": sum(r["decisions"] for r in results) / total, "agents": rows}
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    lines = [f"{summary['games']} games, {summary['players']} players, {summary['seatings']} "
+             f"seatings; endings: rescue {summary['rescue_share']:.1%}, conquest "
+             f"{summary['conquest_share']:.1%}; {summary['mean_decisions']:.0f} decisions/game",
+             f"{'agent':10s} {'games':>6s} {'win share':>10s} {'95% CI':>15s} "
+             f"{'score':>7s} {'VP':>6s} {'rating':>8s}"]
+    for a in summary["agents"]:
+        lo, hi = a["win_ci95"]
+        lines.append(f"{a['agent']:10s} {a['games']:6d} {a['win_share']:10.1%} "
+                     f"{f'{lo:.1%}-{hi:.1%}':>15s} {a['mean_score']:7.1f} {a['mean_vp']:6.1f} "
+                     f"{a['rating']:8.2f}")
+    return "\n".join(lines)
+
+
+def write_outputs(summary: dict[str, Any], out: Path) -> list[Path]:
+    """``summary.json``, ``summary.csv`` and ``win_shares.png`` under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    with open(out / "summary.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["agent", "games", "win_share", "ci_low", "ci_high", "mean_score", "mean_vp",
+                    "rating"])
+        for a in summary["agents"]:
+            w.writerow([a["agent"], a["games"], f"{a['win_share']:.4f}",
+                        f"{a['win_ci95'][0]:.4f}", f"{a['win_ci95'][1]:.4f}",
+                        f"{a['mean_score']:.2f}", f"{a['mean_vp']:.2f}", f"{a['rating']:.3f}"])
+    paths = [out / "summary.json", out / "summary.csv"]
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return paths
+    names = [a["agent"] for a in summary["agents"]]
+    share = [a["win_share"] for a in summary["agents"]]
+    err = [[s - a["win_ci95"][0] for s, a in zip(share, summary["agents"], strict=True)],
+           [a["win_ci95"][1] - s for s, a in zip(share, summary["agents"], strict=True)]]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.bar(names, share, yerr=err, capsize=4, color="#c98b2b")
+    ax.axhline(1 / summary["players"], color="grey", linestyle=":", label="even share")
+    ax.set(ylabel="win share (95 % CI)", ylim=(0, 1),
+           title=f"{summary['games']} games, {summary['players']} players")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "win_shares.png", dpi=110)
+    return [*paths, out / "win_shares.png"]

@@ -1,0 +1,142 @@
+"""Agents, tournaments, game records and the ``machu`` command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from agents import make_agent
+from agents.search import MCTSAgent, redeal
+from agents.tournament import run_tournament, seatings, wilson
+from machu_env import Game
+from machu_env import layout as L
+from machu_env.cli import app
+from machu_env.records import game_record, load_record, replay, save_record
+
+
+def _play(agents, seed):
+    game = Game(len(agents), seed=seed)
+    while not game.is_over:
+        action = agents[game.current_player].act(game)
+        assert action in game.legal_action_ids()
+        game.play(action)
+    return game
+
+
+@pytest.mark.parametrize("name", ["random", "builder", "gold"])
+def test_agents_play_legal_actions_to_the_end(name):
+    for n in (2, 5):
+        game = _play([make_agent(name, seed=p) for p in range(n)], seed=n)
+        assert game.is_over
+
+
+def test_mcts_plays_legal_actions_and_is_deterministic_with_iterations():
+    games = [_play([MCTSAgent(seed=1, iterations=30), make_agent("random", 2)], seed=3)
+             for _ in range(2)]
+    assert games[0].history == games[1].history
+    with pytest.raises(ValueError, match="iterations"):
+        MCTSAgent(iterations=0)
+
+
+def test_heuristics_beat_random_in_two_player_games():
+    for name in ("builder", "gold"):
+        s = run_tournament([name, "random"], 2, 20, seed=1, progress=False)
+        row = next(a for a in s["agents"] if a["agent"] == name)
+        assert row["win_share"] >= 0.85, s
+
+
+def test_redeal_keeps_what_the_player_knows():
+    game = Game(3, seed=4, start_player=0, hands=[["corn+llama"], ["coca+cloth", "puma+virgin"],
+                                                  ["pottery+condor"]])
+    s = game.state.copy()
+    rng = np.array([np.uint64(5)], dtype=np.uint64)
+    seen = set()
+    for _ in range(20):
+        t = s.copy()
+        redeal(t, 0, rng)
+        hands = [int(t[L.player_base(p) + L.P_HAND]) for p in range(3)]
+        assert hands[0] == int(s[L.player_base(0) + L.P_HAND])  # own cards unchanged
+        assert [h.bit_count() for h in hands] == [1, 2, 1]
+        assert t[L.DECK_COUNT] == s[L.DECK_COUNT]
+        deck = {int(t[L.DECK + (t[L.DECK_TOP] + i) % 28]) for i in range(t[L.DECK_COUNT])}
+        cards = deck.union(*({c for c in range(28) if h >> c & 1} for h in hands))
+        assert len(cards) == 28
+        seen.add(hands[1])
+    assert len(seen) > 5  # the other hands really are re-dealt
+
+
+def test_seatings_and_tournament_determinism_and_errors():
+    assert len(seatings(["a", "b", "c"], 3)) == 6
+    assert len(seatings(["a", "b", "b"], 3)) == 3  # distinct seatings of a repeated agent
+    assert len(seatings(["a", "b", "c", "d"], 2)) == 12
+    with pytest.raises(ValueError, match="need at least 3 agents"):
+        seatings(["a", "b"], 3)
+    a = run_tournament(["random", "builder", "gold"], 3, 12, seed=5, progress=False)
+    b = run_tournament(["random", "builder", "gold"], 3, 12, seed=5, workers=2, progress=False)
+    assert a == b
+    assert sum(r["win_share"] * r["games"] for r in a["agents"]) == pytest.approx(12)
+    assert a["rescue_share"] + a["conquest_share"] == pytest.approx(1)
+    with pytest.raises(ValueError, match="unknown agent 'alphazero'"):
+        run_tournament(["random", "alphazero"], 2, 2, progress=False)
+    lo, hi = wilson(50, 100)
+    assert lo < 0.5 < hi and hi - lo == pytest.approx(0.19, abs=0.01)
+
+
+def test_records_replay_to_the_identical_final_state(tmp_path):
+    game = _play([make_agent("gold", 1), make_agent("random", 2), make_agent("builder", 3)], 8)
+    path = tmp_path / "game.json"
+    save_record(game, path, ["gold", "random", "builder"])
+    again = load_record(path)
+    assert (again.state == game.state).all() and again.scores() == game.scores()
+    rec = game_record(game)
+    rec["actions"][3]["action"] = "move the_moon"
+    with pytest.raises(ValueError, match="record step 3"):
+        replay(rec)
+    with pytest.raises(ValueError, match="not a machu-env game record"):
+        replay({"format": "chess-pgn"})
+    with pytest.raises(ValueError, match="unsupported record version"):
+        replay({**game_record(game), "version": 99})
+
+
+# --- the machu command -----------------------------------------------------------------------------
+runner = CliRunner()
+
+
+def _text(result) -> str:
+    """The command's output with rich's line wrapping undone."""
+    return " ".join(result.output.split())
+
+
+def test_cli_rules_tournament_and_replay(tmp_path):
+    r = runner.invoke(app, ["rules"])
+    assert r.exit_code == 0 and " 156  take coca,pottery,cloth" in r.output
+    out = tmp_path / "t"
+    r = runner.invoke(app, ["tournament", "--agents", "random,gold", "--players", "2",
+                            "--games", "4", "--workers", "1", "--out", str(out), "--records",
+                            "--no-progress"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["games"] == 4 and (out / "summary.csv").exists()
+    record = sorted((out / "records").glob("*.json"))[0]
+    r = runner.invoke(app, ["replay", str(record)])
+    assert r.exit_code == 0 and "final position" in r.output
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    r = runner.invoke(app, ["replay", str(bad)])
+    assert r.exit_code == 1 and "not a machu-env game record" in _text(r)
+    r = runner.invoke(app, ["tournament", "--agents", "random,nobody", "--players", "2",
+                            "--games", "2", "--no-progress"])
+    assert r.exit_code != 0 and "unknown agent 'nobody'" in _text(r)
+
+
+def test_cli_human_play_with_invalid_input(tmp_path):
+    moves = "\n".join(["fly", "999"] + ["1"] * 400) + "\n"
+    r = runner.invoke(app, ["play", "--players", "2", "--opponents", "random", "--seed", "3",
+                            "--record", str(tmp_path / "g.json")], input=moves)
+    assert r.exit_code == 0, r.output[-2000:]
+    assert "'fly' is not a legal action" in _text(r) and "'999' is not a legal action" in _text(r)
+    assert "game over" in _text(r)
+    assert load_record(tmp_path / "g.json").is_over
