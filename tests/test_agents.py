@@ -101,7 +101,7 @@ def test_records_replay_to_the_identical_final_state(tmp_path):
         replay({**game_record(game), "version": 99})
 
 
-# --- the machu command -----------------------------------------------------------------------------
+# --- the machu command ---------------------------------------------------------------------
 runner = CliRunner()
 
 
