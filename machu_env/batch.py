@@ -85,13 +85,8 @@ class BatchEngine:
     def game(self, i: int) -> Game:
         """A ``Game`` copy of row ``i`` (for inspection and rendering)."""
         _check_int("i", i, 0, self.num_envs - 1)
-        g = Game.__new__(Game)
-        g.num_players, g.seed, g.learning_game = self.num_players, None, self.learning_game
-        g._s = self.states[i].copy()
-        g._buf = self._bufs[i].copy()
-        g._n = int(self._counts[i])
-        g.history = []
-        return g
+        return Game._from_arrays(self.num_players, None, self.learning_game, self.states[i],
+                                 self._bufs[i], self._counts[i], [])
 
     # --- advance ------------------------------------------------------------------------------
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

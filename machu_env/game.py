@@ -198,14 +198,18 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy (state, legal list and history)."""
-        g = Game.__new__(Game)
-        g.num_players = self.num_players
-        g.seed = self.seed
-        g.learning_game = self.learning_game
-        g._s = self._s.copy()
-        g._buf = self._buf.copy()
-        g._n = self._n
-        g.history = list(self.history)
+        return Game._from_arrays(self.num_players, self.seed, self.learning_game, self._s,
+                                 self._buf, self._n, self.history)
+
+    @classmethod
+    def _from_arrays(cls, num_players: int, seed: int | None, learning_game: bool,
+                     state: np.ndarray, buf: np.ndarray, n: int,
+                     history: list[tuple[int, str]]) -> Game:
+        """A Game over copies of an engine state and its legal list (clone, batch rows)."""
+        g = cls.__new__(cls)
+        g.num_players, g.seed, g.learning_game = num_players, seed, learning_game
+        g._s, g._buf, g._n = state.copy(), buf.copy(), int(n)
+        g.history = list(history)
         return g
 
     # --- results and views ------------------------------------------------------------------
