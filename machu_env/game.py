@@ -234,7 +234,8 @@ class Game:
 
     def view(self, player: int | None = None) -> dict[str, Any]:
         """The game as a plain dict: omniscient for ``player=None``, else what ``player`` may
-        see (other players' ``cards`` are None)."""
+        see (other players' ``cards`` are None). ``bonus`` counts units per district (one unit
+        on the Corn Terraces is 3 corn); ``market``/``bank`` count the 4 market goods."""
         if player is not None:
             _check_int("player", player, 0, self.num_players - 1)
         s = self._s
