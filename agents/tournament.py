@@ -11,6 +11,7 @@ import csv
 import itertools
 import json
 import math
+import multiprocessing
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -87,7 +88,10 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
 
         bar = tqdm(total=games, desc="games", unit="game")
     if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # spawn, not fork: a parent that already runs torch (policy agents) or numba threads
+        # must not be forked
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for r in pool.map(play_game, jobs, chunksize=max(1, games // (workers * 8))):
                 results.append(r)
                 if bar:
@@ -151,14 +155,15 @@ def summarise(names: list[str], results: list[dict[str, Any]], num_players: int,
 
 
 def format_table(summary: dict[str, Any]) -> str:
+    w = max(10, *(len(a["agent"]) for a in summary["agents"]))
     lines = [f"{summary['games']} games, {summary['players']} players, {summary['seatings']} "
              f"seatings; endings: rescue {summary['rescue_share']:.1%}, conquest "
              f"{summary['conquest_share']:.1%}; {summary['mean_decisions']:.0f} decisions/game",
-             f"{'agent':10s} {'games':>6s} {'win share':>10s} {'95% CI':>15s} "
+             f"{'agent':{w}s} {'games':>6s} {'win share':>10s} {'95% CI':>15s} "
              f"{'score':>7s} {'VP':>6s} {'rating':>8s}"]
     for a in summary["agents"]:
         lo, hi = a["win_ci95"]
-        lines.append(f"{a['agent']:10s} {a['games']:6d} {a['win_share']:10.1%} "
+        lines.append(f"{a['agent']:{w}s} {a['games']:6d} {a['win_share']:10.1%} "
                      f"{f'{lo:.1%}-{hi:.1%}':>15s} {a['mean_score']:7.1f} {a['mean_vp']:6.1f} "
                      f"{a['rating']:8.2f}")
     return "\n".join(lines)

@@ -140,3 +140,25 @@ def test_cli_human_play_with_invalid_input(tmp_path):
     assert "'fly' is not a legal action" in _text(r) and "'999' is not a legal action" in _text(r)
     assert "game over" in _text(r)
     assert load_record(tmp_path / "g.json").is_over
+
+
+def test_policy_agent_loads_a_trained_model_and_plays(tmp_path):
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from agents.policy import PolicyAgent
+    from machu_env import MachuPicchuGymEnv
+
+    model = sb3_contrib.MaskablePPO("MlpPolicy", MachuPicchuGymEnv(2), n_steps=64, batch_size=64,
+                                    seed=0, device="cpu")
+    model.learn(total_timesteps=64)
+    path = tmp_path / "tiny.zip"
+    model.save(path)
+    agent = make_agent(f"policy:{path}")
+    assert isinstance(agent, PolicyAgent) and agent.name == "policy:tiny"
+    game = _play([agent, make_agent("random", 1)], seed=2)
+    assert game.is_over
+    s = run_tournament([f"policy:{path}", "random"], 2, 4, seed=0, progress=False)
+    assert s["games"] == 4
+    sampler = PolicyAgent(path, seed=3, deterministic=False)
+    assert _play([sampler, make_agent("random", 1)], seed=4).is_over
+    with pytest.raises(ValueError, match="no policy file"):
+        make_agent(f"policy:{tmp_path / 'missing.zip'}")
