@@ -131,7 +131,7 @@ def summarise(names: list[str], results: list[dict[str, Any]], num_players: int,
             st.wins += 1.0 / winners if s["winner"] else 0.0  # a shared win counts as a share
             st.score += s["score"]
             st.vp += s["vp"]
-        # one rating team per seat; the same agent in two seats is rated once per game (best)
+        # one rating team per seat; an agent seated twice keeps the update of its first seat
         teams = [[ratings[name]] for name in r["seating"]]
         rated = model.rate(teams, ranks=ranks)
         seen = set()
