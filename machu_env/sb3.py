@@ -64,6 +64,7 @@ class MachuPicchuVecEnv(VecEnv):
         self._scratch = np.zeros((n, 5, 6), dtype=np.int32)
         self._score_rows = np.zeros((n, 5), dtype=np.float64)
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
+        self._terminal = np.zeros((n, OBS_SIZE), dtype=np.float32)  # reused every step
         self._actions: np.ndarray | None = None
         self._rngs = K.seed_streams(self._seed, n)
 
@@ -90,7 +91,7 @@ class MachuPicchuVecEnv(VecEnv):
             raise ValueError(f"illegal learner action in game(s) {games}: use action_masks()")
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=np.bool_)
-        terminal = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
+        terminal = self._terminal  # rows are written only for finished games, copied below
         if self.opponent is None:
             K.learner_step_all(self.states, self._bufs, self._counts, self._rngs, self.seats, a,
                                rewards, dones, terminal, self._scratch, self._score_rows,
@@ -100,7 +101,7 @@ class MachuPicchuVecEnv(VecEnv):
         obs = self._observe()
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(dones):
-            infos[i] = {"terminal_observation": terminal[i], "TimeLimit.truncated": False}
+            infos[i] = {"terminal_observation": terminal[i].copy(), "TimeLimit.truncated": False}
         return obs, rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:

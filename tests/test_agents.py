@@ -79,6 +79,8 @@ def test_seatings_and_tournament_determinism_and_errors():
     assert a == b
     assert sum(r["win_share"] * r["games"] for r in a["agents"]) == pytest.approx(12)
     assert a["rescue_share"] + a["conquest_share"] == pytest.approx(1)
+    with pytest.raises(ValueError, match="games must be at least 1"):
+        run_tournament(["random", "gold"], 2, 0, progress=False)
     with pytest.raises(ValueError, match="unknown agent 'alphazero'"):
         run_tournament(["random", "alphazero"], 2, 2, progress=False)
     lo, hi = wilson(50, 100)

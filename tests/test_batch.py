@@ -84,6 +84,11 @@ def test_batch_bad_input_names_the_games_and_changes_nothing():
         BatchEngine(4, 3, hands=[[]] * 3)
     with pytest.raises(ValueError, match="reward"):
         BatchEngine(4, 3, reward="gold")
+    with pytest.raises(ValueError, match="num_steps must be an int >= 0"):
+        be.random_playout(-1)
+    with pytest.raises(ValueError, match=r"i must be an int in 0..5"):
+        be.game(6)
+    assert (be.states == before).all()
     be.step(legal)  # legal actions are accepted
 
 
@@ -137,6 +142,8 @@ def test_vecenv_batched_opponent_policy_and_bad_actions():
         env.step(np.argmin(mask, axis=1))  # the first illegal id of every game
     with pytest.raises(ValueError, match="opponent must be"):
         MachuPicchuVecEnv(2, opponent="random")
+    with pytest.raises(ValueError, match="learner_seat must be an int in 0..1"):
+        MachuPicchuVecEnv(2, num_players=2, learner_seat=2)
 
 
 def test_vecenv_trains_with_maskable_ppo():
