@@ -1,31 +1,50 @@
-"""Baseline agents for machu-env, one protocol: ``agent.act(game) -> action id``.
+"""Baseline and trained agents for machu-env, one protocol: ``agent.act(game) -> action id``.
 
-``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``mcts``, or
-``policy:<path to a MaskablePPO .zip>`` (``PolicyAgent``).
+``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``mcts``, a
+shipped trained agent (``ppo-2p``, ``ppo-3p``: MaskablePPO checkpoints in ``agents/checkpoints``)
+or ``policy:<path to a MaskablePPO .zip>``. Trained agents need the ``train`` extra.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from .base import Agent, RandomAgent
 from .heuristic import BuilderAgent, GoldAgent
 
 AGENTS = {"random": RandomAgent, "builder": BuilderAgent, "gold": GoldAgent}
+CHECKPOINTS = Path(__file__).parent / "checkpoints"
+
+
+def shipped_policies() -> dict[str, Path]:
+    """The trained agents shipped with the package: name (``ppo-2p``) -> checkpoint file."""
+    return {p.stem.replace("_", "-"): p for p in sorted(CHECKPOINTS.glob("*.zip"))}
+
+
+def agent_names() -> list[str]:
+    return [*AGENTS, "mcts", *shipped_policies()]
 
 
 def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
-    """An agent by name (``random``, ``builder``, ``gold``, ``mcts``, ``policy:<path>``)."""
-    if name.startswith("policy:"):
+    """An agent by name (see the module docstring)."""
+    shipped = shipped_policies()
+    if name.startswith("policy:") or name in shipped:
         from .policy import PolicyAgent
 
-        return PolicyAgent(name.split(":", 1)[1], seed=seed, **kwargs)
+        path = shipped[name] if name in shipped else Path(name.split(":", 1)[1])
+        agent = PolicyAgent(path, seed=seed, **kwargs)
+        if name in shipped:
+            agent.name = name
+        return agent
     if name == "mcts":
         from .search import MCTSAgent
 
         return MCTSAgent(seed=seed, **kwargs)
     if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; known: {', '.join([*AGENTS, 'mcts'])}, "
+        raise ValueError(f"unknown agent {name!r}; known: {', '.join(agent_names())}, "
                          "policy:<path to a MaskablePPO .zip>")
     return AGENTS[name](seed=seed, **kwargs)
 
 
-__all__ = ["AGENTS", "Agent", "BuilderAgent", "GoldAgent", "RandomAgent", "make_agent"]
+__all__ = ["AGENTS", "Agent", "BuilderAgent", "GoldAgent", "RandomAgent", "agent_names",
+           "make_agent", "shipped_policies"]

@@ -160,6 +160,56 @@ def replay(
         raise typer.Exit(1)
 
 
+# --- train ---------------------------------------------------------------------------------------
+@app.command()
+def train(
+    players: int = typer.Option(2, min=2, max=5, help="number of players"),
+    timesteps: int = typer.Option(20_000_000, min=1, help="learner decisions in total"),
+    seed: int = typer.Option(0, help="seeds the games, the pool draws and torch"),
+    out: Path = typer.Option(Path("runs/selfplay"), help="the run folder"),
+    resume: bool = typer.Option(False, help="continue the run in OUT (its saved settings; "
+                                "only --timesteps and --device apply)"),
+    n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
+    n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
+    batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
+    n_epochs: int = typer.Option(4, min=1, help="PPO epochs per rollout"),
+    learning_rate: float = typer.Option(3e-4, help="Adam learning rate"),
+    gamma: float = typer.Option(0.995, help="discount factor"),
+    gae_lambda: float = typer.Option(0.95, help="GAE lambda"),
+    clip_range: float = typer.Option(0.2, help="PPO clip range"),
+    ent_coef: float = typer.Option(0.01, help="entropy bonus"),
+    vf_coef: float = typer.Option(0.5, help="value loss weight"),
+    net_arch: str = typer.Option("256,256", help="hidden layer sizes of the policy and of "
+                                 "the value network"),
+    pool: str = typer.Option("random:0.05,builder:0.25,gold:0.45,self:0.25",
+                             help="opponent pool weights (random, builder, gold, self)"),
+    reward: str = typer.Option("win", help="win, rank or score (machu_env.rewards)"),
+    snapshot_every: int = typer.Option(1_000_000, min=1, help="steps between snapshots"),
+    max_snapshots: int = typer.Option(8, min=1, help="frozen snapshots kept in the pool"),
+    eval_every: int = typer.Option(500_000, min=1, help="steps between evaluations"),
+    eval_games: int = typer.Option(400, min=1, help="games per opponent per evaluation"),
+    device: str = typer.Option("auto", help="torch device: auto (a GPU if there is one), "
+                               "cpu, cuda..."),
+) -> None:
+    """Self-play training (MaskablePPO) against an opponent pool; see train/selfplay.py."""
+    try:
+        from train.selfplay import TrainConfig
+        from train.selfplay import train as run_training
+    except ImportError as e:
+        raise typer.BadParameter(f"training needs the train extra ({e}): "
+                                 "pip install 'machu-env[train]'") from None
+    options = dict(locals())
+    options.pop("resume")
+    options.pop("TrainConfig")
+    options.pop("run_training")
+    options["out"] = str(out)
+    try:
+        summary = run_training(TrainConfig(**options), resume=resume)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    console.print_json(json.dumps(summary))
+
+
 # --- bench, rules --------------------------------------------------------------------------------
 @app.command()
 def bench(quick: bool = typer.Option(False, help="shorter timings, fewer points"),

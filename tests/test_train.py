@@ -1,0 +1,276 @@
+"""Self-play training: the opponent-pool VecEnv, the trainer (short runs), resume, export, CLI."""
+
+from __future__ import annotations
+
+import csv
+import inspect
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from machu_env import Game  # noqa: E402
+from machu_env import layout as L  # noqa: E402
+from machu_env.cli import app  # noqa: E402
+from train import opponents as O  # noqa: E402
+from train.pool_env import PoolVecEnv, parse_pool  # noqa: E402
+from train.selfplay import TrainConfig, Trainer, train  # noqa: E402
+
+
+def _random_actions(env: PoolVecEnv, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+
+
+def _play(env: PoolVecEnv, steps: int, seed: int = 0) -> list[dict]:
+    """Random learner actions for ``steps`` steps; the infos of the finished games."""
+    rng = np.random.default_rng(seed)
+    env.reset()
+    finished = []
+    for _ in range(steps):
+        _, rewards, dones, infos = env.step(_random_actions(env, rng))
+        for i in np.flatnonzero(dones):
+            finished.append({**infos[i], "reward": float(rewards[i])})
+    return finished
+
+
+# --- the opponent pool ----------------------------------------------------------------------------
+def test_parse_pool_and_its_errors():
+    assert parse_pool("random:1, gold:0.5") == {"random": 1.0, "gold": 0.5}
+    for bad, message in [("gold", "name:weight"), ("chess:1", "name:weight"),
+                         ("gold:x", "bad pool weight"), ("gold:-1", ">= 0"),
+                         ("gold:0", "positive weight"), ("gold:nan", "finite")]:
+        with pytest.raises(ValueError, match=message):
+            parse_pool(bad)
+    with pytest.raises(ValueError, match="no snapshots yet"):
+        PoolVecEnv(2, pool="self:1")
+
+
+def test_pool_probabilities_follow_the_weights_and_share_self_among_snapshots():
+    env = PoolVecEnv(4, pool="random:1,gold:1,self:2")
+    assert env.probabilities() == pytest.approx({"random": 0.5, "builder": 0.0, "gold": 0.5})
+    env.set_snapshots([lambda o, m: None, lambda o, m: None])
+    assert env.probabilities() == pytest.approx(
+        {"random": 0.25, "builder": 0.0, "gold": 0.25, "snapshot:0": 0.25, "snapshot:1": 0.25})
+
+
+def test_games_draw_opponents_with_the_pool_weights():
+    env = PoolVecEnv(2000, 3, seed=1, pool="random:3,builder:1")
+    env.reset()
+    opponents = env.kinds[np.arange(2000)[:, None], np.arange(3)[None, :]]
+    opponents = opponents[opponents >= 0]  # the learner's seat is -1
+    assert opponents.size == 4000
+    assert set(np.unique(opponents)) == {O.RANDOM, O.BUILDER}
+    assert (opponents == O.RANDOM).mean() == pytest.approx(0.75, abs=0.03)
+    assert np.bincount(env.seats, minlength=3) == pytest.approx([667] * 3, abs=80)
+
+
+def test_heuristic_opponents_beat_a_random_learner_and_random_ones_do_not():
+    """The compiled builder and gold opponents are the agents' heuristics: a random learner
+    almost never wins against them, and wins about half its games against random play."""
+    results = _play(PoolVecEnv(64, 2, seed=2, pool="random:1,builder:1,gold:1"), 400)
+    share = {}
+    for name in ("random", "builder", "gold"):
+        games = [r for r in results if r["opponent"] == name]
+        assert len(games) > 30
+        share[name] = np.mean([r["won"] for r in games])
+    assert 0.3 < share["random"] < 0.7
+    assert share["builder"] < 0.1 and share["gold"] < 0.1
+    for r in results:  # the win reward says the same as the info
+        assert r["reward"] == (1.0 if r["won"] else -1.0)
+        assert not r["TimeLimit.truncated"]
+
+
+def test_the_pool_gold_opponent_decides_exactly_like_agents_heuristic_choose():
+    """Replaying every learner move by hand, with the gold agent's ``choose`` (and the same
+    tie-breaking noise, drawn from the game's generator) for the opponent, reproduces the
+    environment's game state after every step."""
+    from agents.heuristic import GOLD_WEIGHTS, choose
+    from machu_env.engine.rng import below
+
+    env = PoolVecEnv(1, 2, seed=3, pool="gold:1", learner_seat=0)
+    env.reset()
+    rng = np.random.default_rng(0)
+    compared = 0
+    while True:
+        game = Game._from_arrays(2, None, False, env.states[0], env._bufs[0], env._counts[0], [])
+        rngs = env._rngs.copy()
+        action = int(_random_actions(env, rng)[0])
+        env.step(np.array([action]))
+        game.play(action)
+        while not game.is_over and game.current_player == 1:
+            ids = np.array(game.legal_action_ids(), dtype=np.int32)
+            noise = np.zeros(len(ids))
+            for k in range(len(ids)):
+                noise[k] = below(rngs, 0, 1 << 20) * 1e-12
+            game.play(int(choose(game.state.copy(), ids, GOLD_WEIGHTS, noise)))
+            compared += 1
+        if game.is_over:
+            break
+        assert (game.state == env.states[0]).all()
+    assert compared > 20
+
+
+# --- the training env's other duties ------------------------------------------------------------
+def test_snapshots_play_only_their_seats_with_legal_masks():
+    calls = []
+
+    def first_legal(obs, masks):
+        calls.append((obs.shape, masks.sum(axis=1).min()))
+        return masks.argmax(axis=1)
+
+    env = PoolVecEnv(32, 3, seed=4, pool="gold:1,self:1")
+    env.set_snapshots([first_legal])
+    results = _play(env, 150)
+    assert calls and all(shape[1] == 377 and fewest >= 1 for shape, fewest in calls)
+    assert {"gold", "self", "mixed"} >= {r["opponent"] for r in results}
+    assert (env.kinds >= O.FIRST_POLICY).any()
+    for i in range(32):  # whenever a game waits, it waits for the learner
+        assert env.states[i, L.DECIDER] == env.seats[i]
+
+    def illegal(obs, masks):
+        return np.argmin(masks, axis=1)
+
+    env.set_snapshots([illegal])
+    with pytest.raises(ValueError, match="snapshot 0 chose an illegal action"):
+        _play(env, 150)
+
+
+def test_games_are_truncated_after_max_learner_steps():
+    env = PoolVecEnv(8, 2, seed=5, pool="random:1", max_learner_steps=3)
+    results = _play(env, 9)
+    assert len(results) >= 16
+    cut = [r for r in results if r["TimeLimit.truncated"]]
+    assert cut and all(r["reward"] == 0.0 and not r["won"] for r in cut)
+    with pytest.raises(ValueError, match="max_learner_steps"):
+        PoolVecEnv(2, max_learner_steps=0)
+
+
+def test_pool_env_is_deterministic_for_a_seed_and_rejects_illegal_actions():
+    a = _play(PoolVecEnv(16, 2, seed=6, pool="random:1,gold:1"), 100, seed=1)
+    b = _play(PoolVecEnv(16, 2, seed=6, pool="random:1,gold:1"), 100, seed=1)
+    assert [(r["opponent"], r["won"]) for r in a] == [(r["opponent"], r["won"]) for r in b]
+    env = PoolVecEnv(2, pool="gold:1")
+    env.reset()
+    before = env.states.copy()
+    with pytest.raises(ValueError, match="illegal learner action"):
+        env.step(np.array([-1, -1]))
+    assert (env.states == before).all()
+
+
+# --- the trainer ----------------------------------------------------------------------------------
+def tiny(out, **kw) -> TrainConfig:
+    """A few thousand steps: 16 games x 64 steps per rollout, small networks."""
+    options = dict(players=2, timesteps=3072, seed=0, out=str(out), n_envs=16, n_steps=64,
+                   batch_size=256, n_epochs=2, net_arch="32,32", eval_every=2048,
+                   snapshot_every=1024, max_snapshots=2, eval_games=16, device="cpu")
+    options.update(kw)
+    return TrainConfig(**options)
+
+
+def _parameters(path):
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(path, device="cpu").policy.state_dict()
+
+
+def test_a_short_run_writes_every_output(tmp_path):
+    out = tmp_path / "run"
+    summary = train(tiny(out), verbose=False)
+    assert summary["timesteps"] == 3072
+    assert summary["steps_per_second"] > 0 and 0 < summary["simulator_share"] < 1
+    assert summary["device"] == "cpu"
+    with (out / "history.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["timesteps"]) for r in rows] == [0, 2048, 3072]
+    for r in rows:
+        assert all(0 <= float(r[f"win_vs_{n}"]) <= 1 for n in ("random", "builder", "gold"))
+    for name in ("config.json", "curve.png", "latest.zip", "best.zip", "summary.json",
+                 "checkpoints/step_2048.zip", "checkpoints/step_3072.zip"):
+        assert (out / name).is_file(), name
+    assert list((out / "tb").rglob("events.out.tfevents.*"))
+    snapshots = sorted(p.name for p in (out / "snapshots").glob("*.pt"))
+    assert snapshots == ["step_2048.pt", "step_3072.pt"]  # max_snapshots=2: the oldest left
+    assert json.loads((out / "config.json").read_text())["net_arch"] == "32,32"
+
+
+def test_training_is_reproducible_for_a_seed_on_cpu(tmp_path):
+    import torch
+
+    runs = [train(tiny(tmp_path / name, timesteps=2048, seed=seed), verbose=False)
+            for name, seed in (("a", 7), ("b", 7), ("c", 8))]
+    a, b, c = (_parameters(tmp_path / name / "latest.zip") for name in "abc")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not all(torch.equal(a[k], c[k]) for k in a)
+    assert runs[0]["final_eval"]["win_vs_random"] == runs[1]["final_eval"]["win_vs_random"]
+
+
+def test_resume_continues_the_run_and_bad_requests_are_refused(tmp_path):
+    out = tmp_path / "run"
+    train(tiny(out, timesteps=2048), verbose=False)
+    with pytest.raises(ValueError, match="already holds a run"):
+        Trainer(tiny(out))
+    with pytest.raises(ValueError, match="nothing to resume"):
+        Trainer(tiny(tmp_path / "none"), resume=True)
+    trainer = Trainer(tiny(out, timesteps=4096, n_epochs=9), resume=True, verbose=False)
+    assert trainer.config.n_epochs == 2  # the run's own settings
+    assert len(trainer.snapshots) == 2 and trainer.model.num_timesteps == 2048
+    summary = trainer.run()
+    assert summary["timesteps"] == 4096
+    with (out / "history.csv").open() as f:
+        steps = [int(r["timesteps"]) for r in csv.DictReader(f)]
+    assert steps == [0, 2048, 4096]
+
+
+def test_config_errors_name_the_setting():
+    for kw, message in [({"net_arch": "wide"}, "net_arch"), ({"batch_size": 1000},
+                        "must divide"), ({"pool": "gold"}, "name:weight"),
+                        ({"gamma": 1.5}, "gamma"), ({"players": 6}, "players"),
+                        ({"eval_games": 0}, "eval_games")]:
+        with pytest.raises(ValueError, match=message):
+            tiny("unused", **kw).check()
+
+
+def test_export_keeps_the_policy_and_drops_the_optimizer(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from train.export import export_policy
+
+    out = tmp_path / "run"
+    train(tiny(out, timesteps=1024, eval_every=1024, net_arch="64,64"), verbose=False)
+    target = export_policy(out / "latest.zip", tmp_path / "agent.zip")
+    assert target.stat().st_size < 0.6 * (out / "latest.zip").stat().st_size
+    src = MaskablePPO.load(out / "latest.zip", device="cpu")
+    dst = MaskablePPO.load(target, device="cpu")
+    env = PoolVecEnv(8, seed=1)
+    obs = env.reset()
+    masks = env.action_masks()
+    assert (src.predict(obs, action_masks=masks, deterministic=True)[0]
+            == dst.predict(obs, action_masks=masks, deterministic=True)[0]).all()
+    with pytest.raises(ValueError, match="no checkpoint"):
+        export_policy(tmp_path / "missing.zip", tmp_path / "x.zip")
+
+
+# --- the command ----------------------------------------------------------------------------------
+def test_machu_train_defaults_are_the_documented_config_defaults():
+    from machu_env import cli
+
+    params = inspect.signature(cli.train).parameters
+    for name, value in TrainConfig().__dict__.items():
+        default = params[name].default.default
+        assert str(default) == str(value), name
+
+
+def test_machu_train_runs_and_reports_bad_settings(tmp_path):
+    runner = CliRunner()
+    args = ["train", "--timesteps", "1024", "--n-envs", "16", "--n-steps", "64",
+            "--batch-size", "256", "--net-arch", "16", "--eval-every", "1024",
+            "--eval-games", "8", "--device", "cpu", "--out", str(tmp_path / "run")]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output[-2000:]
+    assert '"timesteps": 1024' in r.output
+    r = runner.invoke(app, [*args[:-1], str(tmp_path / "other"), "--pool", "chess:1"])
+    assert r.exit_code != 0 and "chess:1" in r.output

@@ -1,0 +1,96 @@
+"""Compiled kernels for training against an opponent pool, over the batch engine's arrays.
+
+Every game ``i`` has one learner seat ``seats[i]`` and, for every seat, an opponent kind
+``kinds[i, seat]``: ``RANDOM``, ``BUILDER`` and ``GOLD`` are played here in compiled code (the
+heuristics are ``agents.heuristic.choose``, the same function the ``builder`` and ``gold`` agents
+call); kinds ``>= FIRST_POLICY`` are frozen policies that Python plays in batches. A new game
+draws its learner seat and every opponent kind from the game's own generator, so a run depends
+only on its seed, never on the thread count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose
+from machu_env import layout as L
+from machu_env.engine import batch as K
+from machu_env.engine.flow import step
+from machu_env.engine.observation import encode
+from machu_env.engine.rng import below
+from machu_env.engine.scoring import SC_WINNER
+
+RANDOM, BUILDER, GOLD = 0, 1, 2
+FIRST_POLICY = 3  # kinds 3, 4, ... are the frozen snapshots 0, 1, ...
+COMPILED_NAMES = ("random", "builder", "gold")
+HEURISTIC_WEIGHTS = np.stack([BUILDER_WEIGHTS, GOLD_WEIGHTS])  # row kind - 1
+PROB_SCALE = 1 << 30  # pool probabilities are integers out of this
+
+
+@njit(cache=True)
+def _opponent_action(s, legal, n, kind, rngs, i, weights, noise):
+    """The compiled opponent ``kind``'s choice among ``legal[:n]`` in game i."""
+    if kind == RANDOM:
+        return legal[below(rngs, i, n)]
+    for k in range(n):  # tie-breaking noise, as the agents' own (seeded per game here)
+        noise[k] = below(rngs, i, 1 << 20) * 1e-12
+    return choose(s, legal[:n], weights[kind - 1], noise)
+
+
+@njit(cache=True)
+def _compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise, i):
+    """Compiled opponents move in game i until the learner or a policy opponent decides, or
+    the game ends."""
+    s = states[i]
+    while counts[i] > 0:
+        p = s[L.DECIDER]
+        if p == seats[i] or kinds[i, p] >= FIRST_POLICY:
+            return
+        a = _opponent_action(s, bufs[i], counts[i], kinds[i, p], rngs, i, weights, noise[i])
+        counts[i] = step(s, a, bufs[i])
+
+
+@njit(cache=True, parallel=True)
+def compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise, idx):
+    for j in prange(idx.shape[0]):
+        _compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise, idx[j])
+
+
+@njit(cache=True)
+def _draw_kind(rngs, i, cum):
+    """A kind drawn with the cumulative integer probabilities ``cum`` (last = PROB_SCALE)."""
+    r = below(rngs, i, PROB_SCALE)
+    for k in range(cum.shape[0]):
+        if r < cum[k]:
+            return k
+    return cum.shape[0] - 1
+
+
+@njit(cache=True)
+def _new_game(states, bufs, counts, rngs, seats, kinds, cum, i, fixed_seat, num_players,
+              learning):
+    K._new_game(states, bufs, counts, rngs, i, num_players, learning)
+    seats[i] = fixed_seat if fixed_seat >= 0 else below(rngs, i, num_players)
+    for p in range(num_players):
+        kinds[i, p] = -1 if p == seats[i] else _draw_kind(rngs, i, cum)
+
+
+@njit(cache=True, parallel=True)
+def new_games(states, bufs, counts, rngs, seats, kinds, cum, idx, fixed_seat, num_players,
+              learning):
+    """Restart the games ``idx``: a new setup, learner seat and opponents."""
+    for j in prange(idx.shape[0]):
+        _new_game(states, bufs, counts, rngs, seats, kinds, cum, idx[j], fixed_seat,
+                  num_players, learning)
+
+
+@njit(cache=True, parallel=True)
+def finish_games(states, seats, idx, scratch, score_rows, mode, rewards, terminal_obs, won):
+    """Terminal reward, observation and win flag of the learner in the finished games ``idx``."""
+    for j in prange(idx.shape[0]):
+        i = idx[j]
+        K._finish(states, i, scratch, mode, score_rows[i])
+        rewards[i] = score_rows[i, seats[i]]
+        encode(states[i], seats[i], terminal_obs[i])
+        won[i] = scratch[i, seats[i], SC_WINNER]

@@ -1,0 +1,190 @@
+"""``PoolVecEnv``: the batched SB3 ``VecEnv`` with an opponent pool, for self-play training.
+
+Each game seats the learner and, at every other seat, an opponent drawn for that game from the
+pool: ``random``, ``builder``, ``gold`` (compiled, played inside the batch kernels) or a frozen
+snapshot of the learner (a torch policy, played in batches from Python). Everything else is as
+in ``machu_env.MachuPicchuVecEnv``: terminal rewards, ``action_masks()``, automatic restarts.
+A finished game's info also says whom the learner met (``"opponent"``) and whether it won.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from machu_env import layout as L
+from machu_env.actions import NUM_ACTIONS
+from machu_env.engine import batch as K
+from machu_env.engine.observation import OBS_SIZE
+from machu_env.sb3 import MachuPicchuVecEnv
+
+from . import opponents as O
+
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+POOL_MEMBERS = (*O.COMPILED_NAMES, "self")
+
+
+def parse_pool(text: str) -> dict[str, float]:
+    """``"random:0.05,builder:0.2,gold:0.45,self:0.3"`` -> weights (checked, not normalised)."""
+    weights: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.strip().partition(":")
+        if not sep or name not in POOL_MEMBERS:
+            raise ValueError(f"bad pool entry {part.strip()!r}: expected name:weight with name "
+                             f"in {', '.join(POOL_MEMBERS)}")
+        try:
+            w = float(value)
+        except ValueError:
+            raise ValueError(f"bad pool weight {value!r} for {name}: expected a number") from None
+        if not np.isfinite(w) or w < 0:
+            raise ValueError(f"pool weight of {name} must be a finite number >= 0, got {value}")
+        weights[name] = w
+    if sum(weights.values()) <= 0:
+        raise ValueError("the pool needs at least one member with a positive weight")
+    return weights
+
+
+class PoolVecEnv(MachuPicchuVecEnv):
+    """``num_envs`` games of the learner against opponents drawn from a pool.
+
+    Args:
+        num_envs, num_players, seed, learner_seat, reward, learning_game: as in
+            ``MachuPicchuVecEnv``.
+        pool: weights of ``random``, ``builder``, ``gold`` and ``self`` (the frozen snapshots,
+            sharing the ``self`` weight equally); missing members weigh 0.
+        max_learner_steps: a game in which the learner has decided this many times ends as
+            truncated with reward 0 (two policies that never stay would play for ever).
+    """
+
+    def __init__(self, num_envs: int, num_players: int = 2, seed: int = 0,
+                 pool: Mapping[str, float] | str = "gold:1", learner_seat: int | None = None,
+                 reward: str = "win", learning_game: bool = False,
+                 max_learner_steps: int = 1000) -> None:
+        super().__init__(num_envs, num_players, seed, learner_seat, None, reward, learning_game)
+        self.pool = parse_pool(pool) if isinstance(pool, str) else dict(pool)
+        unknown = set(self.pool) - set(POOL_MEMBERS)
+        if unknown:
+            raise ValueError(f"unknown pool members {sorted(unknown)}; allowed: {POOL_MEMBERS}")
+        if max_learner_steps < 1:
+            raise ValueError(f"max_learner_steps must be >= 1, got {max_learner_steps}")
+        self.max_learner_steps = int(max_learner_steps)
+        self.snapshots: list[BatchPolicy] = []
+        self.kinds = np.full((self.num_envs, 5), -1, dtype=np.int32)
+        self._noise = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.float64)
+        self._won = np.zeros(self.num_envs, dtype=np.int32)
+        self._learner_steps = np.zeros(self.num_envs, dtype=np.int64)
+        self._cum = self._cumulative()
+
+    # --- the pool -------------------------------------------------------------------------------
+    def set_snapshots(self, snapshots: Sequence[BatchPolicy]) -> None:
+        """Replace the frozen policies (used by games started from now on)."""
+        self.snapshots = list(snapshots)
+        self._cum = self._cumulative()
+
+    def probabilities(self) -> dict[str, float]:
+        """The chance of each opponent (``snapshot:k`` for the frozen policies)."""
+        names = [*O.COMPILED_NAMES, *(f"snapshot:{k}" for k in range(len(self.snapshots)))]
+        p = np.diff(np.concatenate([[0], self._cum])) / O.PROB_SCALE
+        return dict(zip(names, p.tolist(), strict=True))
+
+    def _cumulative(self) -> np.ndarray:
+        w = [self.pool.get(name, 0.0) for name in O.COMPILED_NAMES]
+        k = len(self.snapshots)
+        if k:
+            w += [self.pool.get("self", 0.0) / k] * k
+        w = np.asarray(w, dtype=np.float64)
+        if w.sum() <= 0:
+            raise ValueError("the opponent pool is empty: 'self' has weight but there are no "
+                             "snapshots yet, and every other member weighs 0")
+        cum = np.rint(np.cumsum(w / w.sum()) * O.PROB_SCALE).astype(np.int64)
+        cum[-1] = O.PROB_SCALE
+        return cum
+
+    def opponent_name(self, kind: int) -> str:
+        return O.COMPILED_NAMES[kind] if kind < O.FIRST_POLICY else "self"
+
+    # --- VecEnv API -----------------------------------------------------------------------------
+    def reset(self) -> np.ndarray:
+        self._rngs = K.seed_streams(self._seed, self.num_envs)
+        self._seed += 1
+        every = np.arange(self.num_envs)
+        self._restart(every)
+        return self._observe()
+
+    def step_wait(self):
+        a = self._actions
+        bad = np.zeros(self.num_envs, dtype=np.int8)
+        K.illegal_games(self._bufs, self._counts, a, bad)
+        if bad.any():
+            games = np.flatnonzero(bad)[:10].tolist()
+            raise ValueError(f"illegal learner action in game(s) {games}: use action_masks()")
+        every = np.arange(self.num_envs)
+        K.step_some(self.states, self._bufs, self._counts, every, a)
+        self._learner_steps += 1
+        self._opponents_move(every)
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        ended = np.flatnonzero(self._counts == 0)
+        O.finish_games(self.states, self.seats, ended, self._scratch, self._score_rows,
+                       self.mode, rewards, self._terminal, self._won)
+        cut = np.flatnonzero((self._counts > 0) & (self._learner_steps >= self.max_learner_steps))
+        if cut.size:
+            K.observe_seats(self.states[cut], self.seats[cut], self._terminal[cut])
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for i in ended:
+            infos[i] = self._info(i, truncated=False)
+        for i in cut:
+            infos[i] = self._info(i, truncated=True)
+        done_idx = np.concatenate([ended, cut])
+        dones = np.zeros(self.num_envs, dtype=np.bool_)
+        dones[done_idx] = True
+        if done_idx.size:
+            self._restart(done_idx)
+        return self._observe(), rewards, dones, infos
+
+    # --- internals ------------------------------------------------------------------------------
+    def _info(self, i: int, truncated: bool) -> dict[str, Any]:
+        kinds = [int(k) for p, k in enumerate(self.kinds[i, : self.num_players])
+                 if p != self.seats[i]]
+        names = {self.opponent_name(k) for k in kinds}
+        return {"terminal_observation": self._terminal[i].copy(),
+                "TimeLimit.truncated": truncated,
+                "opponent": names.pop() if len(names) == 1 else "mixed",
+                "won": bool(self._won[i]) and not truncated}
+
+    def _restart(self, games: np.ndarray) -> None:
+        """New games in ``games``, played until the learner decides (restarting any game the
+        opponents finish alone)."""
+        games = games.astype(np.int64)
+        while games.size:
+            O.new_games(self.states, self._bufs, self._counts, self._rngs, self.seats,
+                        self.kinds, self._cum, games, self.fixed_seat, self.num_players,
+                        self.learning_game)
+            self._learner_steps[games] = 0
+            self._opponents_move(games)
+            games = games[self._counts[games] == 0]
+
+    def _opponents_move(self, games: np.ndarray) -> None:
+        """Every opponent moves in ``games`` until the learner decides or the game ends."""
+        games = games.astype(np.int64)
+        while True:
+            O.compiled_until_stop(self.states, self._bufs, self._counts, self._rngs, self.seats,
+                                  self.kinds, O.HEURISTIC_WEIGHTS, self._noise, games)
+            deciders = self.states[games, L.DECIDER]
+            waiting = games[(self._counts[games] > 0) & (deciders != self.seats[games])]
+            if waiting.size == 0:
+                return
+            kinds = self.kinds[waiting, self.states[waiting, L.DECIDER]]
+            for kind in np.unique(kinds):
+                g = waiting[kinds == kind]
+                obs = np.empty((g.size, OBS_SIZE), dtype=np.float32)
+                K.observe_deciders(self.states[g], obs)
+                mask = np.zeros((g.size, NUM_ACTIONS), dtype=np.bool_)
+                K.legal_mask(self._bufs[g], self._counts[g], mask)
+                policy = self.snapshots[kind - O.FIRST_POLICY]
+                actions = np.asarray(policy(obs, mask)).reshape(-1).astype(np.int32)
+                if not mask[np.arange(g.size), actions].all():
+                    raise ValueError(f"snapshot {kind - O.FIRST_POLICY} chose an illegal action")
+                K.step_some(self.states, self._bufs, self._counts, g, actions)
+            games = waiting
