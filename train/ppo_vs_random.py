@@ -3,8 +3,9 @@ win rate against random players before and after training.
 
     python -m train.ppo_vs_random --players 2 --timesteps 200000 --out runs/ppo_vs_random
 
-Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib). The self-play pipeline with
-an opponent pool comes later; this is the minimal complete loop.
+Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib). The minimal complete loop on
+the Gymnasium env; the self-play pipeline with an opponent pool is ``machu train``
+(``train/selfplay.py``).
 """
 
 from __future__ import annotations

@@ -340,7 +340,12 @@ def _callback_base():
 
 
 class _Callback(_callback_base()):
-    """Per-opponent win shares of the rollouts, snapshots, evaluations, checkpoints, timing."""
+    """Per-opponent win shares of the rollouts, snapshots, evaluations, checkpoints, timing.
+
+    A snapshot is taken at the end of a rollout (the policy that collected it, as it was);
+    evaluations and checkpoints at the start of the next rollout, after the update, so that a
+    checkpoint holds everything learnt from the steps it is named after. Their time is not
+    counted as training time."""
 
     def __init__(self, trainer: Trainer) -> None:
         super().__init__()
@@ -355,7 +360,13 @@ class _Callback(_callback_base()):
         c = self.trainer.config
         self._next_eval = (self.num_timesteps // c.eval_every + 1) * c.eval_every
         self._next_snapshot = (self.num_timesteps // c.snapshot_every + 1) * c.snapshot_every
+        self._base = self.trainer.train_seconds
         self._t0 = time.perf_counter()
+
+    def _clock(self) -> None:
+        t = self.trainer
+        t.train_seconds = self._base + time.perf_counter() - self._t0 - self._paused
+        t._steps_this_session = self.num_timesteps - self._start_steps
 
     def _on_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
@@ -370,29 +381,30 @@ class _Callback(_callback_base()):
         for name, (won, played) in self.results.items():
             self.logger.record(f"rollout/win_vs_{name}", won / played)
         self.results.clear()
-        t.train_seconds += time.perf_counter() - self._t0 - self._paused
-        t._steps_this_session = self.num_timesteps - self._start_steps
-        self._paused = 0.0
-        self._t0 = time.perf_counter()
+        self._clock()
         if t.train_seconds:
             self.logger.record("time/env_steps_per_second",
                                t._steps_this_session / t.train_seconds)
             self.logger.record("time/simulator_share", t.env.sim_seconds / t.train_seconds)
-        pause = time.perf_counter()
         if self.num_timesteps >= self._next_snapshot:
+            pause = time.perf_counter()
             t.add_snapshot()
             self._next_snapshot += t.config.snapshot_every
+            self._paused += time.perf_counter() - pause
+
+    def _on_rollout_start(self) -> None:
+        t = self.trainer
         if self.num_timesteps >= self._next_eval:
+            self._clock()
+            pause = time.perf_counter()
             t._checkpoint()
             for name in EVAL_OPPONENTS:
                 self.logger.record(f"eval/win_vs_{name}", t.history[-1][f"win_vs_{name}"])
             self._next_eval += t.config.eval_every
-        self._paused = time.perf_counter() - pause  # evaluation time is not training time
+            self._paused += time.perf_counter() - pause
 
     def _on_training_end(self) -> None:
-        t = self.trainer
-        t.train_seconds += time.perf_counter() - self._t0 - self._paused
-        t._steps_this_session = self.num_timesteps - self._start_steps
+        self._clock()
 
 
 def train(config: TrainConfig, resume: bool = False, verbose: bool = True) -> dict[str, Any]:
