@@ -230,7 +230,8 @@ def test_config_errors_name_the_setting():
     for kw, message in [({"net_arch": "wide"}, "net_arch"), ({"batch_size": 1000},
                         "must divide"), ({"pool": "gold"}, "name:weight"),
                         ({"gamma": 1.5}, "gamma"), ({"players": 6}, "players"),
-                        ({"eval_games": 0}, "eval_games")]:
+                        ({"eval_games": 0}, "eval_games"), ({"reward": "fun"}, "reward"),
+                        ({"device": "gpu"}, "device must be")]:
         with pytest.raises(ValueError, match=message):
             tiny("unused", **kw).check()
 

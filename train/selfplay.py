@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from machu_env.rewards import check_reward_mode
+
 from .evaluate import model_predict, win_share
 from .pool_env import PoolVecEnv, parse_pool
 
@@ -35,7 +37,9 @@ EVAL_OPPONENTS = ("random", "builder", "gold")
 
 @dataclass
 class TrainConfig:
-    """Everything a run depends on (saved as ``config.json``). Defaults are the shipped runs'."""
+    """Everything a run depends on (saved as ``config.json``). The defaults are the settings of
+    the shipped 2-player run (which set ``timesteps`` to 10M; the 3-player run used
+    ``reward="score"``)."""
 
     players: int = 2
     timesteps: int = 20_000_000
@@ -80,6 +84,10 @@ class TrainConfig:
                 raise ValueError(f"{name} must be in (0, 1], got {getattr(self, name)}")
         self.layers()
         parse_pool(self.pool)
+        check_reward_mode(self.reward)
+        if self.device not in ("auto", "cpu", "mps") and not self.device.startswith("cuda"):
+            raise ValueError(f"device must be auto, cpu, cuda, cuda:<n> or mps, "
+                             f"got {self.device!r}")
 
     def layers(self) -> list[int]:
         try:
