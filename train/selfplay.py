@@ -209,6 +209,8 @@ class Trainer:
             raise ValueError(f"nothing to resume: {latest} does not exist")
         self.model = MaskablePPO.load(latest, env=self.env, device=self.config.device,
                                       tensorboard_log=str(self.out / "tb"))
+        # new games, not a replay of the run's first ones (still a function of seed and step)
+        self.env.seed(self.config.seed + int(self.model.num_timesteps))
         import torch
 
         for path in sorted((self.out / "snapshots").glob("step_*.pt"),
