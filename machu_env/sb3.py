@@ -83,12 +83,7 @@ class MachuPicchuVecEnv(VecEnv):
         self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int32)
 
     def step_wait(self):
-        a = self._actions
-        bad = np.zeros(self.num_envs, dtype=np.int8)
-        K.illegal_games(self._bufs, self._counts, a, bad)
-        if bad.any():
-            games = np.flatnonzero(bad)[:10].tolist()
-            raise ValueError(f"illegal learner action in game(s) {games}: use action_masks()")
+        a = self._checked_actions()
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=np.bool_)
         terminal = self._terminal  # rows are written only for finished games, copied below
@@ -132,6 +127,17 @@ class MachuPicchuVecEnv(VecEnv):
         return [False] * len(self._indices(indices))
 
     # --- internals ------------------------------------------------------------------------------
+    def _checked_actions(self) -> np.ndarray:
+        """The learner's pending actions; ValueError naming the games where one is illegal
+        (before anything changes)."""
+        a = self._actions
+        bad = np.zeros(self.num_envs, dtype=np.int8)
+        K.illegal_games(self._bufs, self._counts, a, bad)
+        if bad.any():
+            games = np.flatnonzero(bad)[:10].tolist()
+            raise ValueError(f"illegal learner action in game(s) {games}: use action_masks()")
+        return a
+
     def _indices(self, indices) -> list[int]:
         if indices is None:
             return list(range(self.num_envs))

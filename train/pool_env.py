@@ -114,12 +114,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
         return self._observe()
 
     def step_wait(self):
-        a = self._actions
-        bad = np.zeros(self.num_envs, dtype=np.int8)
-        K.illegal_games(self._bufs, self._counts, a, bad)
-        if bad.any():
-            games = np.flatnonzero(bad)[:10].tolist()
-            raise ValueError(f"illegal learner action in game(s) {games}: use action_masks()")
+        a = self._checked_actions()
         every = np.arange(self.num_envs)
         K.step_some(self.states, self._bufs, self._counts, every, a)
         self._learner_steps += 1
