@@ -54,4 +54,7 @@ def _load(path: str, device: str):
         from sb3_contrib import MaskablePPO
     except ImportError as e:
         raise ValueError("PolicyAgent needs the train extra: pip install 'machu-env[train]'") from e
-    return MaskablePPO.load(path, device=device)
+    try:
+        return MaskablePPO.load(path, device=device)
+    except Exception as e:  # SB3 raises many kinds for a file that is not a checkpoint
+        raise ValueError(f"{path} is not a MaskablePPO checkpoint ({e})") from None

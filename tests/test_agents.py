@@ -164,3 +164,6 @@ def test_policy_agent_loads_a_trained_model_and_plays(tmp_path):
     assert _play([sampler, make_agent("random", 1)], seed=4).is_over
     with pytest.raises(ValueError, match="no policy file"):
         make_agent(f"policy:{tmp_path / 'missing.zip'}")
+    (tmp_path / "junk.zip").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="is not a MaskablePPO checkpoint"):
+        make_agent(f"policy:{tmp_path / 'junk.zip'}")

@@ -46,8 +46,27 @@ def test_parse_pool_and_its_errors():
                          ("gold:0", "positive weight"), ("gold:nan", "finite")]:
         with pytest.raises(ValueError, match=message):
             parse_pool(bad)
+    for bad, message in [({"chess": 1.0}, "unknown pool members"), ({"gold": -1.0}, ">= 0"),
+                         ({"gold": "1"}, ">= 0"), ({"gold": 0.0}, "positive weight")]:
+        with pytest.raises(ValueError, match=message):
+            PoolVecEnv(2, pool=bad)
+
+
+def test_bad_snapshots_are_refused_and_change_nothing():
+    env = PoolVecEnv(4, pool="gold:1,self:1")
+    before = env.probabilities()
+    with pytest.raises(ValueError, match="snapshot 1 is not callable"):
+        env.set_snapshots([lambda o, m: None, "policy.zip"])
+    assert env.snapshots == [] and env.probabilities() == before
+    self_play = PoolVecEnv(4, pool="self:1")  # pure self-play: snapshots come later
     with pytest.raises(ValueError, match="no snapshots yet"):
-        PoolVecEnv(2, pool="self:1")
+        self_play.reset()
+    first_legal = lambda obs, masks: masks.argmax(axis=1)  # noqa: E731
+    self_play.set_snapshots([first_legal])
+    self_play.reset()
+    with pytest.raises(ValueError, match="no snapshots yet"):
+        self_play.set_snapshots([])
+    assert self_play.snapshots == [first_legal]
 
 
 def test_pool_probabilities_follow_the_weights_and_share_self_among_snapshots():
@@ -254,6 +273,10 @@ def test_export_keeps_the_policy_and_drops_the_optimizer(tmp_path):
             == dst.predict(obs, action_masks=masks, deterministic=True)[0]).all()
     with pytest.raises(ValueError, match="no checkpoint"):
         export_policy(tmp_path / "missing.zip", tmp_path / "x.zip")
+    (tmp_path / "junk.zip").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="is not a MaskablePPO checkpoint"):
+        export_policy(tmp_path / "junk.zip", tmp_path / "x.zip")
+    assert not (tmp_path / "x.zip").exists()
 
 
 # --- the command ----------------------------------------------------------------------------------
@@ -276,3 +299,14 @@ def test_machu_train_runs_and_reports_bad_settings(tmp_path):
     assert '"timesteps": 1024' in r.output
     r = runner.invoke(app, [*args[:-1], str(tmp_path / "other"), "--pool", "chess:1"])
     assert r.exit_code != 0 and "chess:1" in r.output
+
+
+def test_pure_self_play_trains_and_evaluation_refuses_no_games(tmp_path):
+    from train.evaluate import win_share
+
+    summary = train(tiny(tmp_path / "self", pool="self:1", timesteps=1024), verbose=False)
+    assert summary["timesteps"] == 1024
+    with pytest.raises(ValueError, match="games must be >= 1"):
+        win_share(lambda obs, masks: masks.argmax(axis=1), "gold", 0)
+    with pytest.raises(ValueError, match="unknown pool members"):
+        win_share(lambda obs, masks: masks.argmax(axis=1), "chess", 4)

@@ -23,7 +23,10 @@ def export_policy(source: str | Path, target: str | Path) -> Path:
     source, target = Path(source), Path(target)
     if not source.is_file():
         raise ValueError(f"no checkpoint at {source} (expected a MaskablePPO .zip)")
-    model = MaskablePPO.load(source, device="cpu")
+    try:
+        model = MaskablePPO.load(source, device="cpu")
+    except Exception as e:  # SB3 raises many kinds for a file that is not a checkpoint
+        raise ValueError(f"{source} is not a MaskablePPO checkpoint ({e})") from None
     # a fresh optimizer holds no moment estimates, so the saved file carries the weights only
     model.policy.optimizer = torch.optim.Adam(model.policy.parameters(), lr=0.0)
     target.parent.mkdir(parents=True, exist_ok=True)

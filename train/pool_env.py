@@ -35,15 +35,23 @@ def parse_pool(text: str) -> dict[str, float]:
             raise ValueError(f"bad pool entry {part.strip()!r}: expected name:weight with name "
                              f"in {', '.join(POOL_MEMBERS)}")
         try:
-            w = float(value)
+            weights[name] = float(value)
         except ValueError:
             raise ValueError(f"bad pool weight {value!r} for {name}: expected a number") from None
-        if not np.isfinite(w) or w < 0:
-            raise ValueError(f"pool weight of {name} must be a finite number >= 0, got {value}")
-        weights[name] = w
+    return check_pool(weights)
+
+
+def check_pool(weights: Mapping[str, float]) -> dict[str, float]:
+    """The pool weights as a dict; ValueError for unknown members or impossible weights."""
+    unknown = sorted(set(weights) - set(POOL_MEMBERS))
+    if unknown:
+        raise ValueError(f"unknown pool members {unknown}; allowed: {', '.join(POOL_MEMBERS)}")
+    for name, w in weights.items():
+        if not isinstance(w, int | float) or not np.isfinite(w) or w < 0:
+            raise ValueError(f"pool weight of {name} must be a finite number >= 0, got {w!r}")
     if sum(weights.values()) <= 0:
         raise ValueError("the pool needs at least one member with a positive weight")
-    return weights
+    return {name: float(w) for name, w in weights.items()}
 
 
 class PoolVecEnv(MachuPicchuVecEnv):
@@ -63,10 +71,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
                  reward: str = "win", learning_game: bool = False,
                  max_learner_steps: int = 1000) -> None:
         super().__init__(num_envs, num_players, seed, learner_seat, None, reward, learning_game)
-        self.pool = parse_pool(pool) if isinstance(pool, str) else dict(pool)
-        unknown = set(self.pool) - set(POOL_MEMBERS)
-        if unknown:
-            raise ValueError(f"unknown pool members {sorted(unknown)}; allowed: {POOL_MEMBERS}")
+        self.pool = parse_pool(pool) if isinstance(pool, str) else check_pool(pool)
         if max_learner_steps < 1:
             raise ValueError(f"max_learner_steps must be >= 1, got {max_learner_steps}")
         self.max_learner_steps = int(max_learner_steps)
@@ -75,13 +80,20 @@ class PoolVecEnv(MachuPicchuVecEnv):
         self._noise = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.float64)
         self._won = np.zeros(self.num_envs, dtype=np.int32)
         self._learner_steps = np.zeros(self.num_envs, dtype=np.int64)
-        self._cum = self._cumulative()
+        self._cum = self._cumulative(0) if self._drawable(0) else None  # None: self-play only,
+        # waiting for its first snapshot (set_snapshots) before reset()
 
     # --- the pool -------------------------------------------------------------------------------
     def set_snapshots(self, snapshots: Sequence[BatchPolicy]) -> None:
-        """Replace the frozen policies (used by games started from now on)."""
-        self.snapshots = list(snapshots)
-        self._cum = self._cumulative()
+        """Replace the frozen policies (used by games started from now on); on bad input
+        (something not callable, or a pool left empty) nothing changes."""
+        snapshots = list(snapshots)
+        for k, policy in enumerate(snapshots):
+            if not callable(policy):
+                raise ValueError(f"snapshot {k} is not callable: a snapshot is a batched policy "
+                                 "(observations, action_masks) -> actions")
+        self._cum = self._cumulative(len(snapshots))
+        self.snapshots = snapshots
 
     def probabilities(self) -> dict[str, float]:
         """The chance of each opponent (``snapshot:k`` for the frozen policies)."""
@@ -89,18 +101,23 @@ class PoolVecEnv(MachuPicchuVecEnv):
         p = np.diff(np.concatenate([[0], self._cum])) / O.PROB_SCALE
         return dict(zip(names, p.tolist(), strict=True))
 
-    def _cumulative(self) -> np.ndarray:
+    def _cumulative(self, k: int = 0) -> np.ndarray:
+        """Cumulative integer draw probabilities of the kinds, with ``k`` snapshots."""
         w = [self.pool.get(name, 0.0) for name in O.COMPILED_NAMES]
-        k = len(self.snapshots)
         if k:
             w += [self.pool.get("self", 0.0) / k] * k
         w = np.asarray(w, dtype=np.float64)
-        if w.sum() <= 0:
+        if not self._drawable(k):
             raise ValueError("the opponent pool is empty: 'self' has weight but there are no "
                              "snapshots yet, and every other member weighs 0")
         cum = np.rint(np.cumsum(w / w.sum()) * O.PROB_SCALE).astype(np.int64)
         cum[-1] = O.PROB_SCALE
         return cum
+
+    def _drawable(self, k: int) -> bool:
+        """Whether some opponent can be drawn with ``k`` snapshots."""
+        compiled = sum(self.pool.get(name, 0.0) for name in O.COMPILED_NAMES)
+        return compiled > 0 or (k > 0 and self.pool.get("self", 0.0) > 0)
 
     def opponent_name(self, kind: int) -> str:
         return O.COMPILED_NAMES[kind] if kind < O.FIRST_POLICY else "self"
@@ -151,6 +168,8 @@ class PoolVecEnv(MachuPicchuVecEnv):
     def _restart(self, games: np.ndarray) -> None:
         """New games in ``games``, played until the learner decides (restarting any game the
         opponents finish alone)."""
+        if self._cum is None:
+            self._cumulative(0)  # raises: no opponent to draw yet
         games = games.astype(np.int64)
         while games.size:
             O.new_games(self.states, self._bufs, self._counts, self._rngs, self.seats,
