@@ -20,6 +20,16 @@ def _random_game(n, seed, rnd, learning=False, check=True):
     return _random_game_from(Game(n, seed=seed, learning_game=learning), rnd, check)
 
 
+def _random_position(n, seed, rnd, most):
+    """A game after up to ``most`` random decisions (how many: drawn from ``rnd``)."""
+    game = Game(n, seed=seed)
+    for _ in range(rnd.randint(0, most)):
+        if game.is_over:
+            break
+        game.play(rnd.choice(game.legal_action_ids()))
+    return game
+
+
 @settings(max_examples=60, deadline=None)
 @given(games)
 def test_random_games_keep_every_invariant_and_terminate(args):
@@ -46,9 +56,7 @@ def test_same_seed_and_actions_give_the_same_game(n, seed, pick_seed):
 @given(st.integers(2, 5), st.integers(0, 2**40), st.integers(0, 2**32))
 def test_clone_is_independent(n, seed, pick_seed):
     rnd = random.Random(pick_seed)
-    game = Game(n, seed=seed)
-    for _ in range(rnd.randint(0, 60)):
-        game.play(rnd.choice(game.legal_action_ids()))
+    game = _random_position(n, seed, rnd, 60)
     clone = game.clone()
     before = game.state.copy()
     while not clone.is_over:
@@ -60,12 +68,7 @@ def test_clone_is_independent(n, seed, pick_seed):
 @settings(max_examples=30, deadline=None)
 @given(st.integers(2, 5), st.integers(0, 2**40), st.integers(0, 2**32))
 def test_observation_values_are_finite_and_bounded(n, seed, pick_seed):
-    rnd = random.Random(pick_seed)
-    game = Game(n, seed=seed)
-    for _ in range(rnd.randint(0, 300)):
-        if game.is_over:
-            break
-        game.play(rnd.choice(game.legal_action_ids()))
+    game = _random_position(n, seed, random.Random(pick_seed), 300)
     for p in range(n):
         obs = game.observation(p)
         assert obs.dtype == np.float32 and np.isfinite(obs).all()

@@ -185,7 +185,8 @@ class Trainer:
             self.add_snapshot()
         self.out.mkdir(parents=True, exist_ok=True)
         (self.out / "config.json").write_text(json.dumps(asdict(c), indent=2))
-        self.train_seconds = 0.0
+        self.train_seconds = 0.0  # this session's training time (evaluations excluded)
+        self._steps_this_session = 0
 
     # --- building -------------------------------------------------------------------------------
     def _new_model(self):
@@ -339,8 +340,6 @@ class Trainer:
             "final_eval": last,
             "best_win_vs_gold": max(r["win_vs_gold"] for r in self.history),
         }
-
-    _steps_this_session = 0
 
 
 def _callback_base():
