@@ -6,6 +6,7 @@ thin adapters over it. Start with ``machu_env.Game``.
 
 from __future__ import annotations
 
+from . import _cache  # noqa: F401  (first: numba's cache folder for every kernel below)
 from .actions import ACTION_NOTATION, NUM_ACTIONS, action_id, action_table, notation
 from .engine.observation import OBS_FIELDS, OBS_SIZE
 from .errors import IllegalActionError

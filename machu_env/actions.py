@@ -87,7 +87,8 @@ assert len(ACTION_NOTATION) == NUM_ACTIONS == len(ACTION_IDS)
 
 def notation(action_id: int) -> str:
     """The notation string of an action id."""
-    if not isinstance(action_id, int | np.integer) or not 0 <= int(action_id) < NUM_ACTIONS:
+    if (not isinstance(action_id, int | np.integer) or isinstance(action_id, bool)
+            or not 0 <= int(action_id) < NUM_ACTIONS):
         raise ValueError(f"action id must be an int in 0..{NUM_ACTIONS - 1}, got {action_id!r}")
     return ACTION_NOTATION[int(action_id)]
 
@@ -102,6 +103,25 @@ def action_id(text: str) -> int:
             f"unknown action {text!r}: not a string of the action notation (RULES.md §12.4); "
             "see machu_env.action_table()"
         ) from None
+
+
+ACTION_FORMS = (f"an action id (an int in 0..{NUM_ACTIONS - 1}) or a notation string such as "
+                "'move corn_terraces'")
+
+
+def parse_action(action: object) -> int:
+    """The action id of an action given as id (int, numpy integer or 0-d integer array) or
+    notation string; ValueError for anything else (bools, floats, ``"0"``, None, arrays) and
+    for ids outside ``0..NUM_ACTIONS-1``. Legality is not checked here."""
+    if isinstance(action, str):
+        return action_id(action)
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action[()]
+    if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+        raise ValueError(f"{action!r} is not an action: give {ACTION_FORMS}")
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action id {action!r} is out of range: ids are 0..{NUM_ACTIONS - 1}")
+    return int(action)
 
 
 def action_table() -> str:

@@ -14,9 +14,10 @@ import numpy as np
 
 from . import layout as L
 from .actions import NUM_ACTIONS
+from .checks import check_bool, check_int, check_seed
 from .engine import batch as K
 from .engine.observation import OBS_SIZE
-from .game import Game, _check_int
+from .game import Game
 from .rewards import check_reward_mode
 
 
@@ -33,15 +34,14 @@ class BatchEngine:
 
     def __init__(self, num_envs: int, num_players: int, seed: int = 0, *, reward: str = "win",
                  learning_game: bool = False, **game_options: Any) -> None:
-        self.num_envs = _check_int("num_envs", num_envs, 1, None)
-        self.num_players = _check_int("num_players", num_players, 2, 5)
-        _check_int("seed", seed, 0, None)
+        self.num_envs = check_int("num_envs", num_envs, 1, None)
+        self.num_players = check_int("num_players", num_players, 2, 5)
+        check_seed("seed", seed)
         if game_options:
             raise ValueError(f"unsupported option(s) for the batch engine: "
                              f"{', '.join(sorted(game_options))}; allowed: reward, learning_game")
-        Game(num_players, 0, learning_game=learning_game)  # validates the variant flag
+        self.learning_game = check_bool("learning_game", learning_game)
         self.reward_mode = check_reward_mode(reward)
-        self.learning_game = bool(learning_game)
         self.seed = int(seed)
         n = self.num_envs
         self.states = np.zeros((n, L.STATE_SIZE), dtype=np.int32)
@@ -84,7 +84,7 @@ class BatchEngine:
 
     def game(self, i: int) -> Game:
         """A ``Game`` copy of row ``i`` (for inspection and rendering)."""
-        _check_int("i", i, 0, self.num_envs - 1)
+        check_int("i", i, 0, self.num_envs - 1)
         return Game._from_arrays(self.num_players, None, self.learning_game, self.states[i],
                                  self._bufs[i], self._counts[i], [])
 
@@ -106,7 +106,7 @@ class BatchEngine:
     def random_playout(self, num_steps: int) -> int:
         """Play ``num_steps`` decisions in total (spread evenly over the games) with uniformly
         random legal actions, inside compiled code; returns the number played."""
-        total = _check_int("num_steps", num_steps, 0, None)
+        total = check_int("num_steps", num_steps, 0, None)
         steps = np.full(self.num_envs, total // self.num_envs, dtype=np.int64)
         steps[: total % self.num_envs] += 1
         stats = np.zeros((self.num_envs, 3), dtype=np.int64)
@@ -116,25 +116,44 @@ class BatchEngine:
         return int(steps.sum())
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},); "
-                             f"got {arr.dtype} array of shape {arr.shape}")
-        a = arr.astype(np.int32)
-        bad = np.zeros(self.num_envs, dtype=np.int8)
-        K.illegal_games(self._bufs, self._counts, a, bad)
-        if bad.any():
-            games = np.flatnonzero(bad)
-            shown = ", ".join(f"game {i}: {int(arr[i])}" for i in games[:10])
-            more = f" (and {len(games) - 10} more)" if len(games) > 10 else ""
-            raise ValueError(f"illegal action in {len(games)} game(s): {shown}{more}; "
-                             "legal_mask() / legal_ids() give the legal actions")
+        a = action_array(actions, self.num_envs)
+        refuse_illegal(self._bufs, self._counts, a, "action",
+                       "legal_mask() / legal_ids() give the legal actions")
         return a
 
     @property
     def state_bytes_per_game(self) -> int:
         """Bytes of game state per game (one row of ``states``)."""
         return self.states.itemsize * self.states.shape[1]
+
+
+def action_array(actions: Any, n: int, who: str = "actions") -> np.ndarray:
+    """``actions`` as int32 ids, checked before any cast: an integer array (not bool) of shape
+    ``(n,)`` with every id in ``0..NUM_ACTIONS-1``; ValueError otherwise (``2**32 + k`` is not
+    ``k``, ``0.9`` is not 0)."""
+    arr = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+    if arr.shape != (n,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{who} must be an integer array of shape ({n},) holding action ids "
+                         f"0..{NUM_ACTIONS - 1}; got a {arr.dtype} array of shape {arr.shape}")
+    out = (arr < 0) | (arr >= NUM_ACTIONS)
+    if out.any():
+        games = np.flatnonzero(out)
+        shown = ", ".join(f"game {i}: {arr[i]}" for i in games[:10])
+        raise ValueError(f"{who}: ids must be in 0..{NUM_ACTIONS - 1}; out of range in "
+                         f"{len(games)} game(s): {shown}")
+    return arr.astype(np.int32)
+
+
+def refuse_illegal(bufs: np.ndarray, counts: np.ndarray, actions: np.ndarray, who: str,
+                   hint: str) -> None:
+    """ValueError naming the games (rows of ``bufs``) where ``actions`` is not legal."""
+    bad = np.zeros(len(actions), dtype=np.int8)
+    K.illegal_games(bufs, counts, actions, bad)
+    if bad.any():
+        games = np.flatnonzero(bad)
+        shown = ", ".join(f"game {i}: {int(actions[i])}" for i in games[:10])
+        more = f" (and {len(games) - 10} more)" if len(games) > 10 else ""
+        raise ValueError(f"illegal {who} in {len(games)} game(s): {shown}{more}; {hint}")
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:

@@ -67,7 +67,7 @@ def play(
     mcts_seconds: float = typer.Option(1.0, help="search budget per decision for mcts"),
 ) -> None:
     """Play against agents in the terminal."""
-    from agents import make_agent
+    from machu_env.agents import make_agent
 
     if seat >= players:
         raise typer.BadParameter(f"--seat must be below --players ({players})")
@@ -114,7 +114,7 @@ def tournament(
     progress: bool = typer.Option(True, help="show a progress bar"),
 ) -> None:
     """Play every seating permutation evenly; win shares, scores, endings, ratings."""
-    from agents.tournament import format_table, run_tournament, write_outputs
+    from machu_env.agents.tournament import format_table, run_tournament, write_outputs
 
     try:
         summary = run_tournament(_agent_list(agents), players, games, seed=seed,
@@ -193,8 +193,8 @@ def train(
 ) -> None:
     """Self-play training (MaskablePPO) against an opponent pool; see train/selfplay.py."""
     try:
-        from train.selfplay import TrainConfig
-        from train.selfplay import train as run_training
+        from machu_env.train.selfplay import TrainConfig
+        from machu_env.train.selfplay import train as run_training
     except ImportError as e:
         raise typer.BadParameter(f"training needs the train extra ({e}): "
                                  "pip install 'machu-env[train]'") from None
@@ -215,7 +215,7 @@ def train(
 def bench(quick: bool = typer.Option(False, help="shorter timings, fewer points"),
           out: Path = typer.Option(Path("benchmarks/results"), help="output folder")) -> None:
     """Run the throughput benchmark suite (benchmarks/run.py)."""
-    from benchmarks import run
+    from machu_env.benchmarks import run
 
     run.main(["--out", str(out), *(["--quick"] if quick else [])])
 

@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
-from .actions import ACTION_NOTATION, NUM_ACTIONS, action_id
+from .actions import ACTION_NOTATION, NUM_ACTIONS, parse_action
+from .checks import check_bool, check_seed
+from .checks import check_int as _check_int
 from .data import (
     CARD_INDEX,
     CARDS,
@@ -37,6 +39,7 @@ from .engine.stages import DECISION_NAMES, NUM_DECISION_KINDS
 from .errors import IllegalActionError
 
 _BONUS_DISTRICTS = DISTRICTS[:9]
+PUBLIC = "public"  # Game.view(PUBLIC): what every player may see
 
 
 def card_id(card: str | int) -> int:
@@ -83,11 +86,10 @@ class Game:
         n = _check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
         if seed is None:
             seed = secrets.randbits(63)
-        _check_int("seed", seed, 0, None)
+        check_seed("seed", seed)
         if start_player is not None:
             _check_int("start_player", start_player, 0, n - 1)
-        if not isinstance(learning_game, (bool, np.bool_)):
-            raise ValueError(f"learning_game must be True or False, got {learning_game!r}")
+        check_bool("learning_game", learning_game)
         hand_ids = _check_hands(hands, n)
         deck_ids = _check_deck(deck)
         self.num_players = n
@@ -168,28 +170,24 @@ class Game:
         self.history.append((player, ACTION_NOTATION[a]))
 
     def _resolve(self, action: str | int) -> int:
-        if isinstance(action, str):
-            try:
-                a = action_id(action)
-            except ValueError:
-                raise IllegalActionError(
-                    action, self.legal_actions(), "not a string of the action notation"
-                ) from None
-        elif isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            a = int(action)
-            if not 0 <= a < NUM_ACTIONS:
-                raise IllegalActionError(
-                    action, self.legal_actions(), f"action ids are 0..{NUM_ACTIONS - 1}"
-                )
-        else:
-            raise IllegalActionError(
-                action, self.legal_actions(), "give a notation string or an action id"
-            )
+        try:
+            a = parse_action(action)
+        except ValueError as e:
+            raise IllegalActionError(action, self.legal_actions(), str(e)) from None
         if self.is_over:
             raise IllegalActionError(action, [], "the game is over")
         if a not in self._buf[: self._n]:
             raise IllegalActionError(action, self.legal_actions())
         return a
+
+    def _snapshot(self) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """What ``_restore`` needs to undo the decisions played after this call."""
+        return self._s.copy(), self._buf.copy(), self._n, len(self.history)
+
+    def _restore(self, saved: tuple[np.ndarray, np.ndarray, int, int]) -> None:
+        s, buf, n, h = saved
+        self._s[:], self._buf[:], self._n = s, buf, n
+        del self.history[h:]
 
     def play_all(self, actions: Iterable[str | int]) -> None:
         """Play several decisions in order (stops at the first illegal one, which raises)."""
@@ -232,11 +230,15 @@ class Game:
         encode(self._s, p, out)
         return out
 
-    def view(self, player: int | None = None) -> dict[str, Any]:
+    def view(self, player: int | str | None = None) -> dict[str, Any]:
         """The game as a plain dict: omniscient for ``player=None``, else what ``player`` may
-        see (other players' ``cards`` are None). ``bonus`` counts units per district (one unit
-        on the Corn Terraces is 3 corn); ``market``/``bank`` count the 4 market goods."""
-        if player is not None:
+        see (other players' ``cards`` are None); ``"public"``: what every player may see (no
+        one's cards). ``bonus`` counts units per district (one unit on the Corn Terraces is 3
+        corn); ``market``/``bank`` count the 4 market goods."""
+        if player is not None and player != PUBLIC:
+            if not isinstance(player, (int, np.integer)) or isinstance(player, bool):
+                raise ValueError(f"player must be an int in 0..{self.num_players - 1} (a seat), "
+                                 f"None (everything) or {PUBLIC!r}, got {player!r}")
             _check_int("player", player, 0, self.num_players - 1)
         s = self._s
         n = self.num_players
@@ -260,7 +262,8 @@ class Game:
             "deck_size": int(s[L.DECK_COUNT]),
             "game_over": self.is_over,
             "end": self.end,
-            "players": [self._player_view(p, player is None or p == player) for p in range(n)],
+            "players": [self._player_view(p, player is None or (player != PUBLIC and p == player))
+                        for p in range(n)],
         }
 
     def _player_view(self, p: int, show_cards: bool) -> dict[str, Any]:
@@ -290,14 +293,6 @@ class Game:
 
 
 # --- argument checks ---------------------------------------------------------------------------
-def _check_int(name: str, value: object, lo: int, hi: int | None) -> int:
-    ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-    if not ok or value < lo or (hi is not None and value > hi):
-        allowed = f"an int in {lo}..{hi}" if hi is not None else f"an int >= {lo}"
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
-    return int(value)
-
-
 def _check_hands(hands: object, n: int) -> list[list[int]] | None:
     if hands is None:
         return None

@@ -7,11 +7,16 @@ learner; ``action_masks()`` returns the learner's legal-action mask (what sb3-co
 MaskablePPO asks for) and ``info["action_mask"]`` carries it too. Rewards are terminal only
 (``machu_env.rewards``).
 
-An illegal action either ends the episode with reward -1 (``illegal_action="terminate"``, the
+An illegal action (one that is not legal now, or not an action at all: ``0.7``, ``True``,
+``None``, an array) either ends the episode with reward -1 (``illegal_action="terminate"``, the
 default, as in PettingZoo's classic games) or raises ``IllegalActionError`` leaving the game
-unchanged (``illegal_action="raise"``). Nothing in the rules forces anyone to stay and take a
-moon tile, so a game where nobody stays never ends: after ``max_decisions`` decisions (all
-players') the episode is truncated.
+unchanged (``illegal_action="raise"``); an ended episode refuses ``step`` until ``reset()``. An
+opponent policy that fails or answers an illegal action raises ``OpponentError`` naming its
+seat, and the learner's action that led to it is undone. ``render()`` shows what the learner
+may see (``render_player`` chooses another view).
+
+Nothing in the rules forces anyone to stay and take a moon tile, so a game where nobody stays
+never ends: after ``max_decisions`` decisions (all players') the episode is truncated.
 """
 
 from __future__ import annotations
@@ -24,12 +29,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .actions import NUM_ACTIONS
+from .actions import NUM_ACTIONS, parse_action
+from .checks import check_game_options, check_int
 from .engine.observation import OBS_HIGH, OBS_SIZE
-from .errors import IllegalActionError
-from .game import Game, _check_int
+from .errors import IllegalActionError, OpponentError, ResetNeeded
+from .game import Game
 from .pettingzoo_env import DEFAULT_MAX_DECISIONS
-from .render import render_text
+from .render import check_render_player, render_text
 from .rewards import check_reward_mode, terminal_rewards
 
 Policy = Callable[[Game], "int | str"]
@@ -56,8 +62,11 @@ class MachuPicchuGymEnv(gym.Env):
         reward: ``"win"``, ``"rank"`` or ``"score"`` (``machu_env.rewards``).
         illegal_action: ``"terminate"`` (reward -1, episode over) or ``"raise"``.
         render_mode: None, ``"ansi"`` or ``"human"``.
+        render_player: whose view ``render()`` shows: ``"learner"`` (default), a seat,
+            ``"public"`` (no one's cards) or None (everything, cards included).
         max_decisions: truncate the episode after this many decisions of all players.
-        game_options: passed to ``Game`` (``learning_game``, ``start_player``, ...).
+        game_options: passed to ``Game`` (``learning_game``, ``start_player``, ``hands``,
+            ``deck``); the seed is ``reset(seed=...)``'s.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -71,11 +80,12 @@ class MachuPicchuGymEnv(gym.Env):
         illegal_action: str = "terminate",
         render_mode: str | None = None,
         max_decisions: int = DEFAULT_MAX_DECISIONS,
+        render_player: int | str | None = "learner",
         **game_options: Any,
     ) -> None:
-        self.num_players = _check_int("num_players", num_players, 2, 5)
+        self.num_players = check_int("num_players", num_players, 2, 5)
         if learner_seat is not None:
-            _check_int("learner_seat", learner_seat, 0, num_players - 1)
+            check_int("learner_seat", learner_seat, 0, num_players - 1)
         self.learner_seat = learner_seat
         if opponents is not None and not callable(opponents):
             opponents = list(opponents)
@@ -92,7 +102,9 @@ class MachuPicchuGymEnv(gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
         self.render_mode = render_mode
-        self.max_decisions = _check_int("max_decisions", max_decisions, 1, None)
+        self.render_player = check_render_player(render_player, self.num_players, "learner")
+        self.max_decisions = check_int("max_decisions", max_decisions, 1, None)
+        check_game_options(game_options, "MachuPicchuGymEnv")
         Game(self.num_players, 0, **game_options)  # validate the options now
         self.game_options = game_options
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
@@ -100,39 +112,61 @@ class MachuPicchuGymEnv(gym.Env):
         self.game: Game | None = None
         self.seat = 0
         self._policies: list[Policy | None] = []
+        self._ended = True  # no episode yet: step() needs reset()
 
     # --- gymnasium API ----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         rng = self.np_random
+        self._ended = True
         self.seat = (int(rng.integers(self.num_players)) if self.learner_seat is None
                      else self.learner_seat)
         self.game = Game(self.num_players, int(rng.integers(2**62)), **self.game_options)
         self._policies = self._seat_policies(int(rng.integers(2**62)))
-        self._play_opponents()
+        self._play_opponents()  # (an OpponentError here leaves no episode to step)
+        self._ended = False
         return self._obs(), self._info()
 
     def step(self, action):
         game = self.game
-        if game is None or game.is_over or self._truncated():
-            raise RuntimeError("step() called on a finished episode: call reset() first")
+        if game is None:
+            raise ResetNeeded("step() before reset(): call reset() first")
+        if self._ended:
+            raise ResetNeeded("step() on an ended episode: call reset() first")
         try:
-            game.play(int(action) if not isinstance(action, str) else action)
-        except IllegalActionError:
-            if self.illegal_action == "raise":
-                raise
-            return self._obs(), -1.0, True, False, {**self._info(), "illegal_action": True}
-        self._play_opponents()
+            a = parse_action(action)
+        except ValueError as e:
+            return self._illegal(IllegalActionError(action, game.legal_actions(), str(e)))
+        saved = game._snapshot()
+        try:
+            game.play(a)
+        except IllegalActionError as e:
+            return self._illegal(e)
+        try:
+            self._play_opponents()
+        except OpponentError:
+            game._restore(saved)  # the learner decides again, as before this step
+            raise
         reward = 0.0
         if game.is_over:
             reward = terminal_rewards(game.scores(), self.reward_mode)[self.seat]
+        truncated = self._truncated()
+        self._ended = game.is_over or truncated
         if self.render_mode == "human":
             self.render()
-        return self._obs(), reward, game.is_over, self._truncated(), self._info()
+        return self._obs(), reward, game.is_over, truncated, self._info()
+
+    def _illegal(self, error: IllegalActionError):
+        if self.illegal_action == "raise":
+            raise error
+        self._ended = True
+        return self._obs(), -1.0, True, False, {**self._info(), "illegal_action": True}
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal-action mask (bool), for sb3-contrib's MaskablePPO."""
-        if self.game.is_over or self.game.current_player != self.seat:
+        if self.game is None:
+            raise ResetNeeded("action_masks() before reset(): call reset() first")
+        if self._ended or self.game.current_player != self.seat:
             return np.zeros(NUM_ACTIONS, dtype=bool)
         return self.game.action_mask().astype(bool)
 
@@ -140,7 +174,10 @@ class MachuPicchuGymEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
             return None
-        text = render_text(self.game, None)
+        if self.game is None:
+            raise ResetNeeded("render() before reset(): call reset() first")
+        who = self.seat if self.render_player == "learner" else self.render_player
+        text = render_text(self.game, who)
         if self.render_mode == "human":
             print(text)
             return None
@@ -165,9 +202,20 @@ class MachuPicchuGymEnv(gym.Env):
         return not self.game.is_over and len(self.game.history) >= self.max_decisions
 
     def _play_opponents(self) -> None:
+        """Opponents decide until the learner does (or the game ends); OpponentError naming the
+        seat when a policy raises or answers an illegal action."""
         game = self.game
         while not game.is_over and game.current_player != self.seat and not self._truncated():
-            game.play(self._policies[game.current_player](game))
+            seat = game.current_player
+            try:
+                choice = self._policies[seat](game)
+            except Exception as e:
+                raise OpponentError(f"the opponent policy at seat {seat} raised "
+                                    f"{type(e).__name__}: {e}") from e
+            try:
+                game.play(choice)
+            except IllegalActionError as e:
+                raise OpponentError(f"the opponent policy at seat {seat} answered {e}") from None
 
     def _obs(self) -> np.ndarray:
         return self.game.observation(self.seat)

@@ -2,9 +2,14 @@
 
 Follows the PettingZoo classic-environment conventions: ``env()`` returns the env wrapped in
 ``TerminateIllegalWrapper`` (an illegal action ends the game with -1 for the offender and 0 for
-the others), ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``; ``raw_env()`` is the
-unwrapped env. ``agent_selection`` is whoever must decide now (production, sacrifices, summit
-returns and night choices belong to their owners, not only to the player whose turn it is).
+the others), an action check and ``OrderEnforcingWrapper``; ``raw_env()`` is the unwrapped env.
+Actions are ids (ints, numpy integers) or notation strings; anything else (``0.9``, ``True``,
+``"0"``) raises ``IllegalActionError`` naming what is allowed, in both. ``render()`` shows the
+public information (``render_player`` chooses a seat's view, ``"current"`` the deciding
+agent's, or None everything).
+
+``agent_selection`` is whoever must decide now (production, sacrifices, summit returns and
+night choices belong to their owners, not only to the player whose turn it is).
 
 Nothing in the rules forces a player to stay and take a moon tile, so a game in which nobody
 ever stays never ends; after ``max_decisions`` decisions the game is truncated (all agents
@@ -20,23 +25,43 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .actions import NUM_ACTIONS
+from .actions import NUM_ACTIONS, parse_action
+from .checks import check_game_options, check_int
 from .engine.observation import OBS_HIGH, OBS_SIZE
-from .game import Game, _check_int
-from .render import render_text
+from .errors import IllegalActionError, ResetNeeded
+from .game import Game
+from .render import check_render_player, render_text
 from .rewards import check_reward_mode, terminal_rewards
 
 DEFAULT_MAX_DECISIONS = 5000  # random games take 117-151 decisions
 
 
 def env(num_players: int = 3, render_mode: str | None = None, reward: str = "win",
-        max_decisions: int = DEFAULT_MAX_DECISIONS, **game_options: Any) -> AECEnv:
+        max_decisions: int = DEFAULT_MAX_DECISIONS, render_player: int | str | None = "public",
+        **game_options: Any) -> AECEnv:
     """The wrapped AEC env (see module docstring). ``game_options`` go to ``Game``
-    (``start_player``, ``hands``, ``deck``, ``learning_game``)."""
-    e = raw_env(num_players, render_mode, reward, max_decisions, **game_options)
+    (``start_player``, ``hands``, ``deck``, ``learning_game``); the seed is ``reset``'s."""
+    e = raw_env(num_players, render_mode, reward, max_decisions, render_player, **game_options)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = ActionCheckWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
+
+
+class ActionCheckWrapper(wrappers.BaseWrapper):
+    """In place of PettingZoo's ``AssertOutOfBoundsWrapper``: a live agent's action must be an
+    action id or a notation string (converted to its id), else ``IllegalActionError`` naming
+    what is allowed and nothing changes; an id that is not legal now goes on to
+    ``TerminateIllegalWrapper``."""
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):
+            try:
+                action = parse_action(action)
+            except ValueError as e:
+                legal = self.unwrapped.game.legal_actions()
+                raise IllegalActionError(action, legal, str(e)) from None
+        super().step(action)
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
@@ -47,15 +72,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
     def __init__(self, num_players: int = 3, render_mode: str | None = None,
                  reward: str = "win", max_decisions: int = DEFAULT_MAX_DECISIONS,
-                 **game_options: Any) -> None:
+                 render_player: int | str | None = "public", **game_options: Any) -> None:
         super().__init__()
-        self.num_players = _check_int("num_players", num_players, 2, 5)
+        self.num_players = check_int("num_players", num_players, 2, 5)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
         self.render_mode = render_mode
         check_reward_mode(reward)
         self.reward_mode = reward
-        self.max_decisions = _check_int("max_decisions", max_decisions, 1, None)
+        self.max_decisions = check_int("max_decisions", max_decisions, 1, None)
+        self.render_player = check_render_player(render_player, self.num_players, "current")
+        check_game_options(game_options, "the machu_picchu_v0 env")
         Game(self.num_players, 0, **game_options)  # validate the options now
         self.game_options = game_options
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
@@ -88,20 +115,35 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_player]
 
+    def _require_game(self, what: str) -> Game:
+        if self.game is None:
+            raise ResetNeeded(f"{what} before reset(): call reset() first")
+        return self.game
+
+    def last(self, observe: bool = True):
+        self._require_game("last()")
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._require_game("observe()")
+        if agent not in self.agent_name_mapping:
+            raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
         p = self.agent_name_mapping[agent]
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.game.current_player == p:
             mask = self.game.action_mask()
         return {"observation": self.game.observation(p), "action_mask": mask}
 
-    def step(self, action: int) -> None:
+    def step(self, action: int | str | None) -> None:
+        """Play the selected agent's action: an id or notation string (None once it is done);
+        ``IllegalActionError`` for anything else or an illegal move, and nothing changes."""
+        self._require_game("step()")
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             self._was_dead_step(action)
             return
         agent = self.agent_selection
+        self.game.play(action)  # checks the action; raises before any change
         self._cumulative_rewards[agent] = 0.0
-        self.game.play(int(action))
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.game.is_over:
             for a, r in zip(self.agents, terminal_rewards(self.game.scores(), self.reward_mode),
@@ -122,7 +164,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
             gymnasium.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
             return None
-        text = render_text(self.game)
+        game = self._require_game("render()")
+        who = self.render_player
+        if who == "current":  # the deciding agent's view; the public one once the game is over
+            who = "public" if game.is_over else game.current_player
+        text = render_text(game, who)
         if self.render_mode == "human":
             print(text)
             return None

@@ -13,8 +13,20 @@ _SHORT = {"corn_terraces": "corn", "llama_meadow": "llama", "coca_plantation": "
           "potters_quarter": "pottery", "weavers_quarter": "cloth"}  # fmt: skip
 
 
-def render_text(game: Game, player: int | None = None) -> str:
-    """The board as text: omniscient for ``player=None``, else as ``player`` sees it."""
+def check_render_player(value: object, num_players: int, special: str) -> int | str | None:
+    """An env's ``render_player``: a seat, ``"public"``, None (everything) or ``special`` (the
+    env's own default perspective: ``"learner"``, ``"current"``)."""
+    if value is None or value in ("public", special):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < num_players:
+        return value
+    raise ValueError(f"render_player must be {special!r}, 'public', None (everything, every "
+                     f"player's cards) or a seat 0..{num_players - 1}; got {value!r}")
+
+
+def render_text(game: Game, player: int | str | None = None) -> str:
+    """The board as text: omniscient for ``player=None``, as seat ``player`` sees it, or only
+    the public information for ``player="public"``."""
     v = game.view(player)
     lines = []
     if v["game_over"]:

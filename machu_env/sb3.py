@@ -10,7 +10,8 @@ Rewards are terminal (``machu_env.rewards``); a finished game's last observation
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,9 +20,11 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from . import layout as L
 from .actions import NUM_ACTIONS
+from .batch import action_array, refuse_illegal
+from .checks import check_bool, check_int, check_seed
 from .engine import batch as K
 from .engine.observation import OBS_HIGH, OBS_SIZE
-from .game import _check_int
+from .errors import OpponentError, ResetNeeded
 from .rewards import check_reward_mode
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -43,16 +46,17 @@ class MachuPicchuVecEnv(VecEnv):
     def __init__(self, num_envs: int, num_players: int = 2, seed: int = 0,
                  learner_seat: int | None = None, opponent: BatchPolicy | None = None,
                  reward: str = "win", learning_game: bool = False) -> None:
-        n = _check_int("num_envs", num_envs, 1, None)
-        self.num_players = _check_int("num_players", num_players, 2, 5)
-        self.fixed_seat = -1 if learner_seat is None else _check_int(
+        n = check_int("num_envs", num_envs, 1, None)
+        self.num_players = check_int("num_players", num_players, 2, 5)
+        self.fixed_seat = -1 if learner_seat is None else check_int(
             "learner_seat", learner_seat, 0, num_players - 1)
         if opponent is not None and not callable(opponent):
             raise ValueError("opponent must be None (random) or a callable "
                              "(observations, action_masks) -> actions")
         self.opponent = opponent
         self.mode = check_reward_mode(reward)
-        self.learning_game = bool(learning_game)
+        self.learning_game = check_bool("learning_game", learning_game)
+        seed = check_seed("seed", seed)
         observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.render_mode = None
         super().__init__(n, observation_space, spaces.Discrete(NUM_ACTIONS))
@@ -66,24 +70,37 @@ class MachuPicchuVecEnv(VecEnv):
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
         self._terminal = np.zeros((n, OBS_SIZE), dtype=np.float32)  # reused every step
         self._actions: np.ndarray | None = None
+        self._resets = 0  # numbers the seed streams: every reset() starts other games
+        self._started = False
         self._rngs = K.seed_streams(self._seed, n)
+        self._backup: list[np.ndarray] = []
 
     # --- VecEnv API -----------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
-        self._rngs = K.seed_streams(self._seed, self.num_envs)
+        self._started = False
+        self._actions = None
+        self._rngs = K.seed_streams(self._seed, self.num_envs, self._resets)
+        self._resets += 1
         K.learner_reset_all(self.states, self._bufs, self._counts, self._rngs, self.seats,
                             self.fixed_seat, self.num_players, self.learning_game,
                             self.opponent is None)
         if self.opponent is not None:
             self._play_policy_opponents(np.arange(self.num_envs))
-        self._seed += 1  # a later reset() starts other games
+        self._started = True
         return self._observe()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int32)
+        """Check the learner's actions (an integer array of shape (num_envs,), each legal);
+        a refusal raises ValueError and changes nothing."""
+        if not self._started:
+            raise ResetNeeded("step() before reset(): call reset() first")
+        self._actions = self._checked_actions(actions)
 
     def step_wait(self):
-        a = self._checked_actions()
+        if self._actions is None:
+            raise ResetNeeded("step_wait() without pending actions: call step_async(actions) "
+                              "first (or step(actions))")
+        a, self._actions = self._actions, None
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=np.bool_)
         terminal = self._terminal  # rows are written only for finished games, copied below
@@ -92,7 +109,8 @@ class MachuPicchuVecEnv(VecEnv):
                                rewards, dones, terminal, self._scratch, self._score_rows,
                                self.fixed_seat, self.num_players, self.learning_game, self.mode)
         else:
-            self._step_with_policy(a, rewards, dones, terminal)
+            with self._undo_on_error():
+                self._step_with_policy(a, rewards, dones, terminal)
         obs = self._observe()
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(dones):
@@ -108,8 +126,10 @@ class MachuPicchuVecEnv(VecEnv):
         pass
 
     def seed(self, seed: int | None = None) -> Sequence[None]:
+        """The seed of the next ``reset()`` (and of the resets after it)."""
         if seed is not None:
-            self._seed = int(seed)
+            self._seed = check_seed("seed", seed)
+            self._resets = 0
         return [None] * self.num_envs
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
@@ -127,16 +147,55 @@ class MachuPicchuVecEnv(VecEnv):
         return [False] * len(self._indices(indices))
 
     # --- internals ------------------------------------------------------------------------------
-    def _checked_actions(self) -> np.ndarray:
-        """The learner's pending actions; ValueError naming the games where one is illegal
-        (before anything changes)."""
-        a = self._actions
-        bad = np.zeros(self.num_envs, dtype=np.int8)
-        K.illegal_games(self._bufs, self._counts, a, bad)
-        if bad.any():
-            games = np.flatnonzero(bad)[:10].tolist()
-            raise ValueError(f"illegal learner action in game(s) {games}: use action_masks()")
+    def _checked_actions(self, actions: Any) -> np.ndarray:
+        """The learner's actions as int32; ValueError naming the games where one is not an
+        action id or not legal (nothing changes)."""
+        a = action_array(actions, self.num_envs, "actions")
+        refuse_illegal(self._bufs, self._counts, a, "learner action", "use action_masks()")
         return a
+
+    def _state_arrays(self) -> list[np.ndarray]:
+        """Every array a step changes (restored when an opponent policy fails)."""
+        return [self.states, self._bufs, self._counts, self._rngs, self.seats]
+
+    @contextlib.contextmanager
+    def _undo_on_error(self) -> Iterator[None]:
+        """On an exception inside the block, put every game back as it was (buffers reused)."""
+        arrays = self._state_arrays()
+        if [b.shape for b in self._backup] != [a.shape for a in arrays]:
+            self._backup = [a.copy() for a in arrays]
+        else:
+            for saved, a in zip(self._backup, arrays, strict=True):
+                np.copyto(saved, a)
+        try:
+            yield
+        except BaseException:
+            for saved, a in zip(self._backup, arrays, strict=True):
+                np.copyto(a, saved)
+            raise
+
+    def _policy_actions(self, policy: BatchPolicy, name: str, games: np.ndarray,
+                        obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Ask a batched opponent policy and check its answer (shape, ids, legality);
+        OpponentError naming it otherwise."""
+        seats = self.states[games, L.DECIDER]
+        try:
+            out = np.asarray(policy(obs, mask))
+        except Exception as e:
+            raise OpponentError(f"{name} raised {type(e).__name__}: {e} (no game was "
+                                "changed)") from e
+        try:
+            actions = action_array(out, games.size, f"{name}'s answer")
+        except ValueError as e:
+            raise OpponentError(f"{e} (asked for {games.size} decisions; no game was "
+                                "changed)") from None
+        bad = np.flatnonzero(~mask[np.arange(games.size), actions])
+        if bad.size:
+            shown = ", ".join(f"game {games[k]} seat {seats[k]}: {actions[k]}"
+                              for k in bad[:10])
+            raise OpponentError(f"{name} chose illegal actions in {bad.size} game(s): {shown} "
+                                "(no game was changed)")
+        return actions
 
     def _indices(self, indices) -> list[int]:
         if indices is None:
@@ -160,9 +219,8 @@ class MachuPicchuVecEnv(VecEnv):
             K.observe_deciders(self.states[waiting], obs)
             mask = np.zeros((waiting.size, NUM_ACTIONS), dtype=np.bool_)
             K.legal_mask(self._bufs[waiting], self._counts[waiting], mask)
-            actions = np.asarray(self.opponent(obs, mask)).reshape(-1).astype(np.int32)
-            if not mask[np.arange(waiting.size), actions].all():
-                raise ValueError("the opponent policy chose an illegal action")
+            actions = self._policy_actions(self.opponent, "the opponent policy", waiting, obs,
+                                           mask)
             K.step_some(self.states, self._bufs, self._counts, waiting.astype(np.int64),
                         actions)
 

@@ -6,11 +6,11 @@ import json
 
 import numpy as np
 import pytest
+from machu_env.agents import make_agent
+from machu_env.agents.search import MCTSAgent, redeal
+from machu_env.agents.tournament import run_tournament, seatings, wilson
 from typer.testing import CliRunner
 
-from agents import make_agent
-from agents.search import MCTSAgent, redeal
-from agents.tournament import run_tournament, seatings, wilson
 from machu_env import Game
 from machu_env import layout as L
 from machu_env.cli import app
@@ -146,7 +146,8 @@ def test_cli_human_play_with_invalid_input(tmp_path):
 
 def test_policy_agent_loads_a_trained_model_and_plays(tmp_path):
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from agents.policy import PolicyAgent
+    from machu_env.agents.policy import PolicyAgent
+
     from machu_env import MachuPicchuGymEnv
 
     model = sb3_contrib.MaskablePPO("MlpPolicy", MachuPicchuGymEnv(2), n_steps=64, batch_size=64,

@@ -11,14 +11,15 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from machu_env.train import opponents as O  # noqa: E402
+from machu_env.train.pool_env import PoolVecEnv, parse_pool  # noqa: E402
+from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from machu_env import Game  # noqa: E402
 from machu_env import layout as L  # noqa: E402
+from machu_env.errors import OpponentError  # noqa: E402
 from machu_env.cli import app  # noqa: E402
-from train import opponents as O  # noqa: E402
-from train.pool_env import PoolVecEnv, parse_pool  # noqa: E402
-from train.selfplay import TrainConfig, Trainer, train  # noqa: E402
 
 
 def _random_actions(env: PoolVecEnv, rng: np.random.Generator) -> np.ndarray:
@@ -108,7 +109,8 @@ def test_the_pool_gold_opponent_decides_exactly_like_agents_heuristic_choose():
     """Replaying every learner move by hand, with the gold agent's ``choose`` (and the same
     tie-breaking noise, drawn from the game's generator) for the opponent, reproduces the
     environment's game state after every step."""
-    from agents.heuristic import GOLD_WEIGHTS, choose
+    from machu_env.agents.heuristic import GOLD_WEIGHTS, choose
+
     from machu_env.engine.rng import below
 
     env = PoolVecEnv(1, 2, seed=3, pool="gold:1", learner_seat=0)
@@ -155,7 +157,7 @@ def test_snapshots_play_only_their_seats_with_legal_masks():
         return np.argmin(masks, axis=1)
 
     env.set_snapshots([illegal])
-    with pytest.raises(ValueError, match="snapshot 0 chose an illegal action"):
+    with pytest.raises(OpponentError, match=r"snapshot 0 chose illegal actions in \d+ game"):
         _play(env, 150)
 
 
@@ -256,9 +258,8 @@ def test_config_errors_name_the_setting():
 
 
 def test_export_keeps_the_policy_and_drops_the_optimizer(tmp_path):
+    from machu_env.train.export import export_policy
     from sb3_contrib import MaskablePPO
-
-    from train.export import export_policy
 
     out = tmp_path / "run"
     train(tiny(out, timesteps=1024, eval_every=1024, net_arch="64,64"), verbose=False)
@@ -302,7 +303,7 @@ def test_machu_train_runs_and_reports_bad_settings(tmp_path):
 
 
 def test_pure_self_play_trains_and_evaluation_refuses_no_games(tmp_path):
-    from train.evaluate import win_share
+    from machu_env.train.evaluate import win_share
 
     summary = train(tiny(tmp_path / "self", pool="self:1", timesteps=1024), verbose=False)
     assert summary["timesteps"] == 1024

@@ -11,9 +11,9 @@ only on its seed, never on the thread count.
 from __future__ import annotations
 
 import numpy as np
+from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose
 from numba import njit, prange
 
-from agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose
 from machu_env import layout as L
 from machu_env.engine import batch as K
 from machu_env.engine.flow import step

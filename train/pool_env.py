@@ -16,8 +16,10 @@ import numpy as np
 
 from machu_env import layout as L
 from machu_env.actions import NUM_ACTIONS
+from machu_env.checks import check_int
 from machu_env.engine import batch as K
 from machu_env.engine.observation import OBS_SIZE
+from machu_env.errors import ResetNeeded
 from machu_env.sb3 import MachuPicchuVecEnv
 
 from . import opponents as O
@@ -28,12 +30,17 @@ POOL_MEMBERS = (*O.COMPILED_NAMES, "self")
 
 def parse_pool(text: str) -> dict[str, float]:
     """``"random:0.05,builder:0.2,gold:0.45,self:0.3"`` -> weights (checked, not normalised)."""
+    if not isinstance(text, str):
+        raise ValueError(f"the pool must be a string like 'gold:1,self:1' or a mapping, got "
+                         f"{text!r}")
     weights: dict[str, float] = {}
     for part in text.split(","):
         name, sep, value = part.strip().partition(":")
         if not sep or name not in POOL_MEMBERS:
             raise ValueError(f"bad pool entry {part.strip()!r}: expected name:weight with name "
                              f"in {', '.join(POOL_MEMBERS)}")
+        if name in weights:
+            raise ValueError(f"pool member {name!r} is given twice; give each member once")
         try:
             weights[name] = float(value)
         except ValueError:
@@ -42,14 +49,24 @@ def parse_pool(text: str) -> dict[str, float]:
 
 
 def check_pool(weights: Mapping[str, float]) -> dict[str, float]:
-    """The pool weights as a dict; ValueError for unknown members or impossible weights."""
-    unknown = sorted(set(weights) - set(POOL_MEMBERS))
+    """The pool weights as a dict; ValueError for unknown members or impossible weights (each a
+    finite real number >= 0, not a bool; a positive, finite total)."""
+    if not isinstance(weights, Mapping):
+        raise ValueError(f"the pool must be a mapping name -> weight or a string like "
+                         f"'gold:1,self:1', got {weights!r}")
+    unknown = sorted(map(repr, set(weights) - set(POOL_MEMBERS)))
     if unknown:
-        raise ValueError(f"unknown pool members {unknown}; allowed: {', '.join(POOL_MEMBERS)}")
+        raise ValueError(f"unknown pool members {', '.join(unknown)}; allowed: "
+                         f"{', '.join(POOL_MEMBERS)}")
     for name, w in weights.items():
-        if not isinstance(w, int | float) or not np.isfinite(w) or w < 0:
+        real = isinstance(w, (int, float, np.integer, np.floating))
+        if not real or isinstance(w, (bool, np.bool_)) or not np.isfinite(w) or w < 0:
             raise ValueError(f"pool weight of {name} must be a finite number >= 0, got {w!r}")
-    if sum(weights.values()) <= 0:
+    total = sum(float(w) for w in weights.values())
+    if not np.isfinite(total):
+        raise ValueError(f"the pool weights add up to {total}: give smaller weights (only "
+                         "their ratios matter)")
+    if total <= 0:
         raise ValueError("the pool needs at least one member with a positive weight")
     return {name: float(w) for name, w in weights.items()}
 
@@ -72,9 +89,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
                  max_learner_steps: int = 1000) -> None:
         super().__init__(num_envs, num_players, seed, learner_seat, None, reward, learning_game)
         self.pool = parse_pool(pool) if isinstance(pool, str) else check_pool(pool)
-        if max_learner_steps < 1:
-            raise ValueError(f"max_learner_steps must be >= 1, got {max_learner_steps}")
-        self.max_learner_steps = int(max_learner_steps)
+        self.max_learner_steps = check_int("max_learner_steps", max_learner_steps, 1, None)
         self.snapshots: list[BatchPolicy] = []
         self.kinds = np.full((self.num_envs, 5), -1, dtype=np.int32)
         self._noise = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.float64)
@@ -124,18 +139,25 @@ class PoolVecEnv(MachuPicchuVecEnv):
 
     # --- VecEnv API -----------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
-        self._rngs = K.seed_streams(self._seed, self.num_envs)
-        self._seed += 1
+        self._started = False
+        self._actions = None
+        self._rngs = K.seed_streams(self._seed, self.num_envs, self._resets)
+        self._resets += 1
         every = np.arange(self.num_envs)
         self._restart(every)
+        self._started = True
         return self._observe()
 
     def step_wait(self):
-        a = self._checked_actions()
+        if self._actions is None:
+            raise ResetNeeded("step_wait() without pending actions: call step_async(actions) "
+                              "first (or step(actions))")
+        a, self._actions = self._actions, None
         every = np.arange(self.num_envs)
-        K.step_some(self.states, self._bufs, self._counts, every, a)
-        self._learner_steps += 1
-        self._opponents_move(every)
+        with self._undo_on_error():  # a snapshot that fails leaves every game as it was
+            K.step_some(self.states, self._bufs, self._counts, every, a)
+            self._learner_steps += 1
+            self._opponents_move(every)
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         ended = np.flatnonzero(self._counts == 0)
         O.finish_games(self.states, self.seats, ended, self._scratch, self._score_rows,
@@ -156,6 +178,9 @@ class PoolVecEnv(MachuPicchuVecEnv):
         return self._observe(), rewards, dones, infos
 
     # --- internals ------------------------------------------------------------------------------
+    def _state_arrays(self) -> list[np.ndarray]:
+        return [*super()._state_arrays(), self.kinds, self._learner_steps]
+
     def _info(self, i: int, truncated: bool) -> dict[str, Any]:
         kinds = [int(k) for p, k in enumerate(self.kinds[i, : self.num_players])
                  if p != self.seats[i]]
@@ -196,9 +221,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
                 K.observe_deciders(self.states[g], obs)
                 mask = np.zeros((g.size, NUM_ACTIONS), dtype=np.bool_)
                 K.legal_mask(self._bufs[g], self._counts[g], mask)
-                policy = self.snapshots[kind - O.FIRST_POLICY]
-                actions = np.asarray(policy(obs, mask)).reshape(-1).astype(np.int32)
-                if not mask[np.arange(g.size), actions].all():
-                    raise ValueError(f"snapshot {kind - O.FIRST_POLICY} chose an illegal action")
+                k = kind - O.FIRST_POLICY
+                actions = self._policy_actions(self.snapshots[k], f"snapshot {k}", g, obs, mask)
                 K.step_some(self.states, self._bufs, self._counts, g, actions)
             games = waiting

@@ -1,0 +1,46 @@
+"""Argument checks shared by every layer: a bad value raises ``ValueError`` naming the argument,
+what was given and what is allowed, before anything changes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+MAX_SEED = 2**64 - 1  # the generator's state is 64 bits: larger seeds would alias
+GAME_OPTIONS = ("start_player", "hands", "deck", "learning_game")
+
+
+def check_int(name: str, value: object, lo: int, hi: int | None) -> int:
+    """``value`` as an int in ``lo..hi`` (``hi=None``: no upper bound); bools and floats are
+    refused (``1.7`` is not silently ``1``)."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if not ok or value < lo or (hi is not None and value > hi):
+        allowed = f"an int in {lo}..{hi}" if hi is not None else f"an int >= {lo}"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return int(value)
+
+
+def check_seed(name: str, value: object) -> int:
+    """A seed: an int in ``0..2**64-1``."""
+    return check_int(name, value, 0, MAX_SEED)
+
+
+def check_bool(name: str, value: object) -> bool:
+    """``True`` or ``False`` (numpy bools too); ``"no"``, 0 and 1 are refused."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_game_options(options: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Options passed on to ``Game`` by an env: only ``GAME_OPTIONS`` (``seed`` belongs to
+    ``reset``)."""
+    unknown = sorted(set(options) - set(GAME_OPTIONS))
+    if "seed" in unknown:
+        raise ValueError(f"{where} takes no seed argument: give it to reset(seed=...)")
+    if unknown:
+        raise ValueError(f"unknown option(s) for {where}: {', '.join(unknown)}; allowed: "
+                         f"{', '.join(GAME_OPTIONS)}")
+    return dict(options)
