@@ -1,8 +1,9 @@
 """Baseline and trained agents for machu-env, one protocol: ``agent.act(game) -> action id``.
 
 ``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``mcts``, a
-shipped trained agent (``ppo-2p``, ``ppo-3p``: MaskablePPO checkpoints in ``agents/checkpoints``)
-or ``policy:<path to a MaskablePPO .zip>``. Trained agents need the ``train`` extra.
+shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in ``agents/checkpoints``)
+or ``policy:<path to a .safetensors agent file>`` (an sb3 ``.zip`` only with
+``trust_pickle=True``: see ``policy_file``). Trained agents need the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ CHECKPOINTS = Path(__file__).parent / "checkpoints"
 
 def shipped_policies() -> dict[str, Path]:
     """The trained agents shipped with the package: name (``ppo-2p``) -> checkpoint file."""
-    return {p.stem.replace("_", "-"): p for p in sorted(CHECKPOINTS.glob("*.zip"))}
+    return {p.stem.replace("_", "-"): p for p in sorted(CHECKPOINTS.glob("*.safetensors"))}
 
 
 def agent_names() -> list[str]:
@@ -26,13 +27,17 @@ def agent_names() -> list[str]:
 
 
 def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
-    """An agent by name (see the module docstring)."""
+    """An agent by name (see the module docstring); ``kwargs`` go to the agent's class
+    (``trust_pickle`` is used by policies only)."""
+    if not isinstance(name, str):
+        raise ValueError(f"an agent name is a string, got {name!r}")
+    trust_pickle = bool(kwargs.pop("trust_pickle", False))
     shipped = shipped_policies()
     if name.startswith("policy:") or name in shipped:
         from .policy import PolicyAgent
 
         path = shipped[name] if name in shipped else Path(name.split(":", 1)[1])
-        agent = PolicyAgent(path, seed=seed, **kwargs)
+        agent = PolicyAgent(path, seed=seed, trust_pickle=trust_pickle, **kwargs)
         if name in shipped:
             agent.name = name
         return agent
@@ -42,7 +47,7 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
         return MCTSAgent(seed=seed, **kwargs)
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; known: {', '.join(agent_names())}, "
-                         "policy:<path to a MaskablePPO .zip>")
+                         "policy:<path to a .safetensors agent file>")
     return AGENTS[name](seed=seed, **kwargs)
 
 

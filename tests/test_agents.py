@@ -147,14 +147,14 @@ def test_cli_human_play_with_invalid_input(tmp_path):
 def test_policy_agent_loads_a_trained_model_and_plays(tmp_path):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from machu_env.agents.policy import PolicyAgent
+    from machu_env.agents.policy_file import save_sb3_policy
 
     from machu_env import MachuPicchuGymEnv
 
     model = sb3_contrib.MaskablePPO("MlpPolicy", MachuPicchuGymEnv(2), n_steps=64, batch_size=64,
                                     seed=0, device="cpu")
     model.learn(total_timesteps=64)
-    path = tmp_path / "tiny.zip"
-    model.save(path)
+    path = save_sb3_policy(tmp_path / "tiny.safetensors", model.policy)
     agent = make_agent(f"policy:{path}")
     assert isinstance(agent, PolicyAgent) and agent.name == "policy:tiny"
     game = _play([agent, make_agent("random", 1)], seed=2)
@@ -164,7 +164,7 @@ def test_policy_agent_loads_a_trained_model_and_plays(tmp_path):
     sampler = PolicyAgent(path, seed=3, deterministic=False)
     assert _play([sampler, make_agent("random", 1)], seed=4).is_over
     with pytest.raises(ValueError, match="no policy file"):
-        make_agent(f"policy:{tmp_path / 'missing.zip'}")
-    (tmp_path / "junk.zip").write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match="is not a MaskablePPO checkpoint"):
-        make_agent(f"policy:{tmp_path / 'junk.zip'}")
+        make_agent(f"policy:{tmp_path / 'missing.safetensors'}")
+    (tmp_path / "junk.safetensors").write_bytes(b"not a policy")
+    with pytest.raises(ValueError, match="is not a safetensors file"):
+        make_agent(f"policy:{tmp_path / 'junk.safetensors'}")

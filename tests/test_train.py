@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from machu_env.agents import make_agent  # noqa: E402
 from machu_env.train import opponents as O  # noqa: E402
 from machu_env.train.pool_env import PoolVecEnv, parse_pool  # noqa: E402
 from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
@@ -18,8 +19,8 @@ from typer.testing import CliRunner  # noqa: E402
 
 from machu_env import Game  # noqa: E402
 from machu_env import layout as L  # noqa: E402
-from machu_env.errors import OpponentError  # noqa: E402
 from machu_env.cli import app  # noqa: E402
+from machu_env.errors import OpponentError  # noqa: E402
 
 
 def _random_actions(env: PoolVecEnv, rng: np.random.Generator) -> np.ndarray:
@@ -179,6 +180,8 @@ def test_pool_env_is_deterministic_for_a_seed_and_rejects_illegal_actions():
     env.reset()
     before = env.states.copy()
     with pytest.raises(ValueError, match="illegal learner action"):
+        env.step(env.action_masks().argmin(axis=1))
+    with pytest.raises(ValueError, match=r"ids must be in 0..156"):
         env.step(np.array([-1, -1]))
     assert (env.states == before).all()
 
@@ -194,9 +197,9 @@ def tiny(out, **kw) -> TrainConfig:
 
 
 def _parameters(path):
-    from sb3_contrib import MaskablePPO
+    from machu_env.agents import policy_file
 
-    return MaskablePPO.load(path, device="cpu").policy.state_dict()
+    return policy_file.parse(policy_file.read_bytes(path))[0]
 
 
 def test_a_short_run_writes_every_output(tmp_path):
@@ -210,12 +213,17 @@ def test_a_short_run_writes_every_output(tmp_path):
     assert [int(r["timesteps"]) for r in rows] == [0, 2048, 3072]
     for r in rows:
         assert all(0 <= float(r[f"win_vs_{n}"]) <= 1 for n in ("random", "builder", "gold"))
-    for name in ("config.json", "curve.png", "latest.zip", "best.zip", "summary.json",
-                 "checkpoints/step_2048.zip", "checkpoints/step_3072.zip"):
+    for name in ("config.json", "curve.png", "latest.safetensors", "best.safetensors",
+                 "latest_optimizer.pt", "latest.json", "summary.json",
+                 "checkpoints/step_2048.safetensors", "checkpoints/step_3072.safetensors"):
         assert (out / name).is_file(), name
+    assert not list(out.rglob("*.zip"))  # no pickle-based files
     assert list((out / "tb").rglob("events.out.tfevents.*"))
-    snapshots = sorted(p.name for p in (out / "snapshots").glob("*.pt"))
-    assert snapshots == ["step_2048.pt", "step_3072.pt"]  # max_snapshots=2: the oldest left
+    snapshots = sorted(p.name for p in (out / "snapshots").iterdir())
+    assert snapshots == ["step_2048.safetensors", "step_3072.safetensors"]  # max 2: oldest left
+    agent = make_agent(f"policy:{out / 'best.safetensors'}")  # a checkpoint is an agent file
+    game = Game(2, seed=0)
+    assert agent.act(game) in game.legal_action_ids()
     assert json.loads((out / "config.json").read_text())["net_arch"] == "32,32"
 
 
@@ -224,7 +232,7 @@ def test_training_is_reproducible_for_a_seed_on_cpu(tmp_path):
 
     runs = [train(tiny(tmp_path / name, timesteps=1024, seed=seed), verbose=False)
             for name, seed in (("a", 7), ("b", 7), ("c", 8))]
-    a, b, c = (_parameters(tmp_path / name / "latest.zip") for name in "abc")
+    a, b, c = (_parameters(tmp_path / name / "latest.safetensors") for name in "abc")
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert not all(torch.equal(a[k], c[k]) for k in a)
     assert runs[0]["final_eval"]["win_vs_random"] == runs[1]["final_eval"]["win_vs_random"]
@@ -257,27 +265,46 @@ def test_config_errors_name_the_setting():
             tiny("unused", **kw).check()
 
 
-def test_export_keeps_the_policy_and_drops_the_optimizer(tmp_path):
+def test_export_writes_an_agent_file_and_converts_zips_only_when_trusted(tmp_path):
+    from machu_env.agents import policy_file
     from machu_env.train.export import export_policy
     from sb3_contrib import MaskablePPO
 
     out = tmp_path / "run"
     train(tiny(out, timesteps=1024, eval_every=1024, net_arch="64,64"), verbose=False)
-    target = export_policy(out / "latest.zip", tmp_path / "agent.zip")
-    assert target.stat().st_size < 0.6 * (out / "latest.zip").stat().st_size
-    src = MaskablePPO.load(out / "latest.zip", device="cpu")
-    dst = MaskablePPO.load(target, device="cpu")
+    target = export_policy(out / "latest.safetensors", tmp_path / "agent.safetensors",
+                           note="test")
+    src, _, _ = policy_file.parse(policy_file.read_bytes(out / "latest.safetensors"))
+    dst, config, info = policy_file.parse(policy_file.read_bytes(target))
+    assert all((src[k] == dst[k]).all() for k in src) and config["pi"] == [64, 64]
+    assert info["note"] == "test" and info["players"] == 2
+    # an sb3 zip of the same policy converts only with trust_pickle, and plays the same moves
+    model = MaskablePPO("MlpPolicy", PoolVecEnv(4, seed=1), device="cpu",
+                        policy_kwargs={"net_arch": {"pi": [64, 64], "vf": [64, 64]}})
+    model.policy.load_state_dict(dst)
+    model.save(tmp_path / "model.zip")
+    with pytest.raises(ValueError, match="unpickles Python objects"):
+        export_policy(tmp_path / "model.zip", tmp_path / "x.safetensors")
+    assert not (tmp_path / "x.safetensors").exists()
+    converted = export_policy(tmp_path / "model.zip", tmp_path / "x.safetensors",
+                              trust_pickle=True)
     env = PoolVecEnv(8, seed=1)
     obs = env.reset()
     masks = env.action_masks()
-    assert (src.predict(obs, action_masks=masks, deterministic=True)[0]
-            == dst.predict(obs, action_masks=masks, deterministic=True)[0]).all()
+    agent = make_agent(f"policy:{converted}")
+    import torch
+
+    probs = agent.net.probabilities(torch.as_tensor(obs), torch.as_tensor(masks)).numpy()
+    assert (probs.argmax(axis=1)
+            == model.predict(obs, action_masks=masks, deterministic=True)[0]).all()
     with pytest.raises(ValueError, match="no checkpoint"):
-        export_policy(tmp_path / "missing.zip", tmp_path / "x.zip")
+        export_policy(tmp_path / "missing.safetensors", tmp_path / "y.safetensors")
     (tmp_path / "junk.zip").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="is not a MaskablePPO checkpoint"):
-        export_policy(tmp_path / "junk.zip", tmp_path / "x.zip")
-    assert not (tmp_path / "x.zip").exists()
+        export_policy(tmp_path / "junk.zip", tmp_path / "y.safetensors", trust_pickle=True)
+    with pytest.raises(ValueError, match="must end in .safetensors"):
+        export_policy(target, tmp_path / "y.zip")
+    assert not (tmp_path / "y.safetensors").exists()
 
 
 # --- the command ----------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
-"""Export a training checkpoint as a small, inference-only agent file.
+"""Export a training checkpoint as an agent file (data only: ``safetensors`` + JSON metadata).
 
-    python -m train.export runs/selfplay_2p/best.zip agents/checkpoints/ppo_2p.zip
+    python -m machu_env.train.export runs/selfplay_2p/best.safetensors ppo_2p.safetensors
+    python -m machu_env.train.export --trust-pickle old_model.zip agent.safetensors
 
-The exported ``.zip`` is an ordinary MaskablePPO file (``PolicyAgent`` and ``MaskablePPO.load``
-read it) without the optimizer's state, which is two thirds of a checkpoint and useless for
-playing. Training cannot be resumed from it; resume from the run folder instead.
+A run's checkpoints already are agent files; exporting checks one, adds a note on where it came
+from and enforces the shipped agents' size limit. A Stable-Baselines3 ``.zip`` (a MaskablePPO
+model) is converted only with ``--trust-pickle``: reading it unpickles Python objects, which can
+run any code, so do it once, for a file whose origin you trust.
 """
 
 from __future__ import annotations
@@ -12,36 +14,48 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from machu_env.agents import policy_file as F
+
 MAX_BYTES = 5 * 1024 * 1024  # the shipped agents' size limit
 
 
-def export_policy(source: str | Path, target: str | Path) -> Path:
-    """Write ``source``'s policy to ``target`` without optimizer state; returns ``target``."""
-    import torch
-    from sb3_contrib import MaskablePPO
-
+def export_policy(source: str | Path, target: str | Path, trust_pickle: bool = False,
+                  note: str | None = None) -> Path:
+    """Write ``source``'s policy to ``target`` as an agent file; returns ``target``."""
     source, target = Path(source), Path(target)
+    if target.suffix != F.SUFFIX:
+        raise ValueError(f"the agent file must end in {F.SUFFIX}, got {target}")
     if not source.is_file():
-        raise ValueError(f"no checkpoint at {source} (expected a MaskablePPO .zip)")
-    try:
-        model = MaskablePPO.load(source, device="cpu")
-    except Exception as e:  # SB3 raises many kinds for a file that is not a checkpoint
-        raise ValueError(f"{source} is not a MaskablePPO checkpoint ({e})") from None
-    # a fresh optimizer holds no moment estimates, so the saved file carries the weights only
-    model.policy.optimizer = torch.optim.Adam(model.policy.parameters(), lr=0.0)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    model.save(target, exclude=["rollout_buffer", "ep_info_buffer", "ep_success_buffer",
-                                "tensorboard_log"])
-    return target
+        raise ValueError(f"no checkpoint at {source} (expected a {F.SUFFIX} checkpoint or an "
+                         "sb3 .zip)")
+    if source.suffix == ".zip":
+        model = F.load_sb3_zip(source, trust_pickle=trust_pickle)
+        config = F.sb3_config(model.policy)
+        tensors = model.policy.state_dict()
+        info = {"source": source.name, "num_timesteps": int(model.num_timesteps),
+                "algorithm": "MaskablePPO (sb3-contrib)"}
+    else:
+        tensors, config, info = F.parse(F.read_bytes(source), str(source))
+        info = {**info, "source": source.name}
+    if note:
+        info["note"] = note
+    return F.save(target, tensors, config, info)
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("source", type=Path, help="a checkpoint (run folder's best.zip, latest.zip)")
-    ap.add_argument("target", type=Path, help="the agent file to write")
+    ap.add_argument("source", type=Path, help="a checkpoint (a run's best.safetensors, ...) or "
+                    "an sb3 .zip (with --trust-pickle)")
+    ap.add_argument("target", type=Path, help="the agent file to write (.safetensors)")
+    ap.add_argument("--trust-pickle", action="store_true",
+                    help="allow reading an sb3 .zip (unpickling can run code)")
+    ap.add_argument("--note", help="a note stored in the file's metadata")
     args = ap.parse_args(argv)
-    path = export_policy(args.source, args.target)
+    try:
+        path = export_policy(args.source, args.target, args.trust_pickle, args.note)
+    except ValueError as e:
+        raise SystemExit(f"export: error: {e}") from None
     size = path.stat().st_size
     print(f"wrote {path} ({size / 1e6:.2f} MB)")
     if size > MAX_BYTES:

@@ -1,7 +1,7 @@
 """Train MaskablePPO on ``MachuPicchu-v0`` against random opponents, save it, and report its
 win rate against random players before and after training.
 
-    python -m train.ppo_vs_random --players 2 --timesteps 200000 --out runs/ppo_vs_random
+    python -m machu_env.train.ppo_vs_random --players 2 --timesteps 200000 --out runs/ppo_vs_random
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib). The minimal complete loop on
 the Gymnasium env; the self-play pipeline with an opponent pool is ``machu train``
@@ -53,6 +53,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("runs/ppo_vs_random"))
     args = ap.parse_args()
 
+    from machu_env.agents.policy_file import save_sb3_policy
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -75,7 +76,9 @@ def main() -> None:
     results["steps_per_second"] = args.timesteps / results["train_seconds"]
     results["after"] = win_rate(model, args.players, args.eval_games, eval_seed)
     args.out.mkdir(parents=True, exist_ok=True)
-    model.save(args.out / "model.zip")
+    save_sb3_policy(args.out / "model.safetensors", model.policy,
+                    {"players": args.players, "num_timesteps": args.timesteps,
+                     "trained": "ppo_vs_random", "seed": args.seed})
     (args.out / "results.json").write_text(json.dumps(results, indent=2))
     print(f"trained {args.timesteps:,} steps in {results['train_seconds']:.0f} s "
           f"({results['steps_per_second']:.0f} steps/s)")

@@ -4,10 +4,14 @@
 
 A run folder holds ``config.json``, ``history.csv`` (one row per evaluation), ``curve.png``
 (the learning curve), ``tb/`` (TensorBoard: ``tensorboard --logdir OUT/tb``), ``checkpoints/``
-(``step_<N>.zip`` at every evaluation), ``latest.zip``, ``best.zip`` (best win share against
-the strongest heuristic, ``gold``), ``snapshots/`` (the frozen opponents) and ``summary.json``
-(timings, throughput, the simulator's share of the training time). ``--resume`` continues a run
-from ``latest.zip`` and its snapshots up to ``--timesteps`` in total.
+(``step_<N>.safetensors`` at every evaluation), ``latest.safetensors``, ``best.safetensors``
+(best win share against the strongest heuristic, ``gold``), ``snapshots/`` (the frozen
+opponents) and ``summary.json`` (timings, throughput, the simulator's share of the training
+time). Every policy is an agent file (``machu_env.agents.policy_file``: data only, usable as
+``policy:<path>``). ``--resume`` continues a run from ``latest.safetensors``, the optimizer's
+state ``latest_optimizer.pt`` (tensors, read with ``torch.load(weights_only=True)``),
+``latest.json`` and the snapshots, up to ``--timesteps`` in total: nothing it reads can run
+code.
 
 The opponent pool: each game draws, for every other seat, ``random``, ``builder``, ``gold`` or
 one of the frozen snapshots of the learner (``self``, shared equally among them), with the
@@ -26,7 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from machu_env.agents import policy_file
 
+from machu_env.checks import check_int
 from machu_env.rewards import check_reward_mode
 
 from .evaluate import model_predict, win_share
@@ -66,13 +72,20 @@ class TrainConfig:
 
     def check(self) -> None:
         """Clear errors for impossible settings (before anything is built)."""
-        if not 2 <= self.players <= 5:
-            raise ValueError(f"players must be 2 to 5, got {self.players}")
+        check_int("players", self.players, 2, 5)
+        check_int("seed", self.seed, 0, 2**32 - 1)
         positive = ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
                     "snapshot_every", "max_snapshots", "eval_every", "eval_games")
         for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+            check_int(name, getattr(self, name), 1, None)
+        for name in ("learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef",
+                     "vf_coef"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not np.isfinite(v):
+                raise ValueError(f"{name} must be a finite number, got {v!r}")
+        for name in ("net_arch", "pool", "reward", "device", "out"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         if self.n_envs * self.n_steps % self.batch_size:
             raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs * n_steps "
                              f"({self.n_envs * self.n_steps})")
@@ -101,9 +114,31 @@ class TrainConfig:
 
     @classmethod
     def load(cls, path: Path) -> TrainConfig:
-        data = json.loads(path.read_text())
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        """A run's saved settings, each checked for its type (a ``"2"`` where a number belongs
+        is refused, naming the setting and the file)."""
+        try:
+            data = json.loads(path.read_text()[:1_000_000])
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+            raise ValueError(f"{path}: not a readable run config ({e})") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: a run config is a JSON object")
+        values = {}
+        for f in fields(cls):
+            if f.name not in data:
+                continue
+            v, kind = data[f.name], type(f.default)
+            ok = (isinstance(v, kind) and not isinstance(v, bool) if kind is not float
+                  else isinstance(v, (int, float)) and not isinstance(v, bool))
+            if not ok:
+                raise ValueError(f"{path}: setting {f.name!r} must be a {kind.__name__}, got "
+                                 f"{v!r}")
+            values[f.name] = kind(v)
+        config = cls(**values)
+        try:
+            config.check()
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+        return config
 
 
 class FrozenPolicy:
@@ -168,6 +203,12 @@ class Trainer:
         config.check()
         self.config = c = config
         self.out = Path(c.out)
+        if self.out.exists() and not self.out.is_dir():
+            raise ValueError(f"--out {self.out} is a file: give a folder for the run")
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"cannot create the run folder {self.out}: {e.strerror}") from None
         self.verbose = verbose
         self.history: list[dict[str, Any]] = []
         self.snapshots: list[tuple[int, FrozenPolicy]] = []
@@ -176,10 +217,10 @@ class Trainer:
         if resume:
             self._resume()
         else:
-            if (self.out / "latest.zip").exists():
+            if (self.out / f"latest{policy_file.SUFFIX}").exists():
                 raise ValueError(f"{self.out} already holds a run; use --resume to continue it "
                                  "or choose another --out")
-            for stale in (self.out / "snapshots").glob("step_*.pt"):
+            for stale in (self.out / "snapshots").glob(f"step_*{policy_file.SUFFIX}"):
                 stale.unlink()  # from an earlier run here that never reached a checkpoint
             self.model = self._new_model()
             self.add_snapshot()
@@ -203,21 +244,33 @@ class Trainer:
             policy_kwargs={"net_arch": {"pi": layers, "vf": layers}})
 
     def _resume(self) -> None:
-        from sb3_contrib import MaskablePPO
-
-        latest = self.out / "latest.zip"
-        if not latest.exists():
-            raise ValueError(f"nothing to resume: {latest} does not exist")
-        self.model = MaskablePPO.load(latest, env=self.env, device=self.config.device,
-                                      tensorboard_log=str(self.out / "tb"))
-        # new games, not a replay of the run's first ones (still a function of seed and step)
-        self.env.seed(self.config.seed + int(self.model.num_timesteps))
+        """Rebuild the model from the run's data-only files (no unpickling)."""
         import torch
 
-        for path in sorted((self.out / "snapshots").glob("step_*.pt"),
+        latest, opt_path, state_path = (self.out / f"latest{s}" for s in
+                                        (policy_file.SUFFIX, "_optimizer.pt", ".json"))
+        for path in (latest, opt_path, state_path):
+            if not path.exists():
+                raise ValueError(f"nothing to resume: {path} does not exist")
+        try:
+            state = json.loads(state_path.read_text())
+            steps, updates = int(state["num_timesteps"]), int(state["n_updates"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{state_path}: not a run state ({e})") from None
+        self.model = self._new_model()
+        self._load_policy(self.model.policy, latest)
+        try:
+            optimizer = torch.load(opt_path, map_location=self.model.device, weights_only=True)
+            self.model.policy.optimizer.load_state_dict(optimizer)
+        except Exception as e:  # torch refuses anything but tensors and plain containers
+            raise ValueError(f"{opt_path}: not an optimizer state of this run ({e})") from None
+        self.model.num_timesteps, self.model._n_updates = steps, updates
+        # new games, not a replay of the run's first ones (still a function of seed and step)
+        self.env.seed(self.config.seed + steps)
+        for path in sorted((self.out / "snapshots").glob(f"step_*{policy_file.SUFFIX}"),
                            key=lambda p: int(p.stem.split("_")[1])):
             frozen = FrozenPolicy(self.model.policy)
-            frozen.policy.load_state_dict(torch.load(path, map_location=self.model.device))
+            self._load_policy(frozen.policy, path)
             self.snapshots.append((int(path.stem.split("_")[1]), frozen))
         self._install_snapshots()
         history = self.out / "history.csv"
@@ -226,19 +279,31 @@ class Trainer:
                 self.history = [{k: int(v) if k == "timesteps" else float(v)
                                  for k, v in row.items()} for row in csv.DictReader(f)]
 
+    def _load_policy(self, policy, path: Path) -> None:
+        """Load an agent file's weights into an sb3 policy of this run's shape."""
+        tensors, config, _ = policy_file.parse(policy_file.read_bytes(path), str(path))
+        if config != policy_file.sb3_config(policy):
+            raise ValueError(f"{path}: its network ({config}) is not this run's "
+                             f"(--net-arch {self.config.net_arch})")
+        policy.load_state_dict({k: v.to(policy.device) for k, v in tensors.items()})
+
+    def _info(self) -> dict[str, Any]:
+        c = self.config
+        return {"players": c.players, "num_timesteps": int(self.model.num_timesteps),
+                "algorithm": "MaskablePPO (sb3-contrib)", "reward": c.reward,
+                "run": str(self.out)}
+
     def add_snapshot(self) -> None:
         """Freeze the learner's current policy into the pool (and save it)."""
-        import torch
-
         step = int(self.model.num_timesteps)
         frozen = FrozenPolicy(self.model.policy)
         self.snapshots.append((step, frozen))
         folder = self.out / "snapshots"
-        folder.mkdir(parents=True, exist_ok=True)
-        torch.save(frozen.policy.state_dict(), folder / f"step_{step}.pt")
+        policy_file.save_sb3_policy(folder / f"step_{step}{policy_file.SUFFIX}", frozen.policy,
+                                    self._info())
         while len(self.snapshots) > self.config.max_snapshots:
             old, _ = self.snapshots.pop(0)
-            (folder / f"step_{old}.pt").unlink(missing_ok=True)
+            (folder / f"step_{old}{policy_file.SUFFIX}").unlink(missing_ok=True)
         self._install_snapshots()
 
     def _install_snapshots(self) -> None:
@@ -295,12 +360,20 @@ class Trainer:
         return path
 
     def save(self, best: bool) -> None:
+        """Checkpoint: agent files (step, latest, best) and what resuming needs besides."""
+        import torch
+
         step = int(self.model.num_timesteps)
-        (self.out / "checkpoints").mkdir(parents=True, exist_ok=True)
-        self.model.save(self.out / "checkpoints" / f"step_{step}.zip")
-        self.model.save(self.out / "latest.zip")
+        info = self._info()
+        s = policy_file.SUFFIX
+        policy = self.model.policy
+        policy_file.save_sb3_policy(self.out / "checkpoints" / f"step_{step}{s}", policy, info)
+        policy_file.save_sb3_policy(self.out / f"latest{s}", policy, info)
+        torch.save(policy.optimizer.state_dict(), self.out / "latest_optimizer.pt")
+        (self.out / "latest.json").write_text(json.dumps(
+            {"num_timesteps": step, "n_updates": int(self.model._n_updates)}))
         if best:
-            self.model.save(self.out / "best.zip")
+            policy_file.save_sb3_policy(self.out / f"best{s}", policy, info)
 
     # --- the run --------------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:

@@ -1,0 +1,237 @@
+"""Agent files that hold data only: a policy's weights as ``safetensors``, its shape as JSON.
+
+Loading one reads numbers and a small JSON header; it runs no code (unlike Stable-Baselines3's
+``.zip`` files, whose ``data`` entries are unpickled with cloudpickle and can run anything).
+
+File layout (``<name>.safetensors``): the tensors of an actor-critic MLP, named as in sb3's
+``MaskableActorCriticPolicy`` (``mlp_extractor.policy_net.0.weight``, ..., ``action_net.*``,
+``value_net.*``), and the safetensors metadata::
+
+    format  "machu-env-policy"
+    version "1"
+    config  {"obs_size": 377, "num_actions": 157, "pi": [256, 256], "vf": [256, 256],
+             "activation": "tanh"}
+    info    free JSON about the training run (players, steps, command, ...)
+
+``PolicyNet`` is the network rebuilt from ``config`` in plain torch; it computes exactly what
+the sb3 policy computed (same layers, same operations).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from machu_env import NUM_ACTIONS, OBS_SIZE
+
+FORMAT = "machu-env-policy"
+VERSION = 1
+SUFFIX = ".safetensors"
+MAX_FILE_BYTES = 64 * 2**20  # far above any sensible MLP for this game
+MAX_LAYERS, MAX_WIDTH = 8, 4096
+ACTIVATIONS = ("tanh", "relu")
+PICKLE_WARNING = (
+    "is a Stable-Baselines3 .zip: loading it unpickles Python objects, which can run any code. "
+    "If you trust where it came from, convert it once with `python -m machu_env.train.export "
+    "--trust-pickle IN.zip OUT.safetensors` (then load the .safetensors), or load it as it is "
+    "with --trust-pickle (PolicyAgent(..., trust_pickle=True))"
+)
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A policy file's bytes (size-capped); ValueError for a missing or oversized file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"no policy file at {path} (expected a {SUFFIX} agent file)")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise ValueError(f"{path} is {size / 2**20:.0f} MiB: agent files are at most "
+                         f"{MAX_FILE_BYTES // 2**20} MiB")
+    return path.read_bytes()
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def check_config(config: Any, where: str) -> dict[str, Any]:
+    """The network's shape, checked (ValueError naming the problem)."""
+    if not isinstance(config, dict):
+        raise ValueError(f"{where}: config must be a JSON object")
+    if config.get("obs_size") != OBS_SIZE or config.get("num_actions") != NUM_ACTIONS:
+        raise ValueError(f"{where}: the policy is for observations of {config.get('obs_size')} "
+                         f"values and {config.get('num_actions')} actions; machu-env has "
+                         f"{OBS_SIZE} and {NUM_ACTIONS}")
+    for head in ("pi", "vf"):
+        sizes = config.get(head)
+        ok = (isinstance(sizes, list) and 1 <= len(sizes) <= MAX_LAYERS
+              and all(isinstance(s, int) and not isinstance(s, bool) and 1 <= s <= MAX_WIDTH
+                      for s in sizes))
+        if not ok:
+            raise ValueError(f"{where}: config[{head!r}] must list 1..{MAX_LAYERS} layer sizes "
+                             f"in 1..{MAX_WIDTH}, got {sizes!r}")
+    if config.get("activation") not in ACTIVATIONS:
+        raise ValueError(f"{where}: activation must be one of {ACTIVATIONS}, got "
+                         f"{config.get('activation')!r}")
+    return {k: config[k] for k in ("obs_size", "num_actions", "pi", "vf", "activation")}
+
+
+def expected_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Tensor name -> shape of a network with this config (sb3's names)."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for head, net in (("pi", "policy_net"), ("vf", "value_net")):
+        width = config["obs_size"]
+        for k, size in enumerate(config[head]):
+            shapes[f"mlp_extractor.{net}.{2 * k}.weight"] = (size, width)
+            shapes[f"mlp_extractor.{net}.{2 * k}.bias"] = (size,)
+            width = size
+    shapes["action_net.weight"] = (config["num_actions"], config["pi"][-1])
+    shapes["action_net.bias"] = (config["num_actions"],)
+    shapes["value_net.weight"] = (1, config["vf"][-1])
+    shapes["value_net.bias"] = (1,)
+    return shapes
+
+
+def parse(data: bytes, where: str = "policy file"):
+    """(tensors as torch float32, config, info) of a policy file's bytes; ValueError for
+    anything that is not a well-formed machu-env policy."""
+    import torch
+    from safetensors import SafetensorError
+    from safetensors.torch import load as load_tensors
+
+    try:
+        header_len = int.from_bytes(data[:8], "little")
+        header = json.loads(data[8 : 8 + header_len]) if 0 < header_len < len(data) else None
+        tensors = load_tensors(data)
+    except (SafetensorError, ValueError, UnicodeDecodeError, RecursionError) as e:
+        raise ValueError(f"{where} is not a safetensors file ({e})") from None
+    meta = (header or {}).get("__metadata__") or {}
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{where} is not a machu-env policy file (its metadata has no "
+                         f"format {FORMAT!r})")
+    if meta.get("version") != str(VERSION):
+        raise ValueError(f"{where}: policy file version {meta.get('version')!r}; this "
+                         f"machu-env reads version {VERSION}")
+    try:
+        config = json.loads(meta.get("config", ""))
+        info = json.loads(meta.get("info", "{}"))
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{where}: malformed config or info metadata ({e})") from None
+    config = check_config(config, where)
+    shapes = expected_shapes(config)
+    got = {name: tuple(t.shape) for name, t in tensors.items()}
+    if got != shapes:
+        missing = sorted(set(shapes) - set(got))
+        extra = sorted(set(got) - set(shapes))
+        wrong = sorted(k for k in set(got) & set(shapes) if got[k] != shapes[k])
+        raise ValueError(f"{where}: tensors do not match its config (missing {missing}, "
+                         f"unexpected {extra}, wrong shape {wrong})")
+    if any(t.dtype != torch.float32 for t in tensors.values()):
+        raise ValueError(f"{where}: tensors must be float32")
+    if not all(bool(torch.isfinite(t).all()) for t in tensors.values()):
+        raise ValueError(f"{where}: tensors hold NaN or infinite values")
+    return tensors, config, info if isinstance(info, dict) else {}
+
+
+def save(path: str | Path, state_dict: dict[str, Any], config: dict[str, Any],
+         info: dict[str, Any] | None = None) -> Path:
+    """Write a policy file from an sb3 policy's ``state_dict`` (the actor-critic tensors)."""
+    from safetensors.torch import save_file
+
+    config = check_config(config, str(path))
+    names = expected_shapes(config)
+    tensors = {k: state_dict[k].detach().cpu().float().contiguous() for k in names}
+    meta = {"format": FORMAT, "version": str(VERSION), "config": json.dumps(config),
+            "info": json.dumps(info or {})}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(path), metadata=meta)
+    parse(path.read_bytes(), str(path))  # what we write, we can read
+    return path
+
+
+def sb3_config(policy) -> dict[str, Any]:
+    """The config of an sb3 ``MaskableActorCriticPolicy`` (an MLP over the observation)."""
+    import torch
+
+    arch = policy.net_arch
+    if isinstance(arch, list):
+        arch = {"pi": list(arch), "vf": list(arch)}
+    act = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}.get(policy.activation_fn)
+    if act is None:
+        raise ValueError(f"unsupported activation {policy.activation_fn}: the policy file "
+                         f"format knows {ACTIVATIONS}")
+    return {"obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "pi": list(arch["pi"]),
+            "vf": list(arch["vf"]), "activation": act}
+
+
+def save_sb3_policy(path: str | Path, policy, info: dict[str, Any] | None = None) -> Path:
+    """Write the policy of an sb3 model (``model.policy``) as an agent file."""
+    return save(path, policy.state_dict(), sb3_config(policy), info)
+
+
+def load_sb3_zip(path: str | Path, trust_pickle: bool = False, device: str = "cpu"):
+    """A MaskablePPO model from a Stable-Baselines3 ``.zip``: only with ``trust_pickle=True``
+    (loading it runs pickled code)."""
+    if not trust_pickle:
+        raise ValueError(f"{path} {PICKLE_WARNING}")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as e:
+        raise ValueError("loading an sb3 .zip needs the train extra: pip install "
+                         "'machu-env[train]'") from e
+    try:
+        return MaskablePPO.load(str(path), device=device)
+    except Exception as e:  # SB3 raises many kinds for a file that is not a checkpoint
+        raise ValueError(f"{path} is not a MaskablePPO checkpoint ({e})") from None
+
+
+def _torch_module():
+    import torch
+
+    class PolicyNet(torch.nn.Module):
+        """The actor-critic MLP of a policy file (sb3's layer names, so its weights load
+        as saved)."""
+
+        def __init__(self, config: dict[str, Any]) -> None:
+            super().__init__()
+            act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[config["activation"]]
+
+            def mlp(sizes: list[int]) -> torch.nn.Sequential:
+                layers, width = [], config["obs_size"]
+                for size in sizes:
+                    layers += [torch.nn.Linear(width, size), act()]
+                    width = size
+                return torch.nn.Sequential(*layers)
+
+            self.mlp_extractor = torch.nn.Module()
+            self.mlp_extractor.policy_net = mlp(config["pi"])
+            self.mlp_extractor.value_net = mlp(config["vf"])
+            self.action_net = torch.nn.Linear(config["pi"][-1], config["num_actions"])
+            self.value_net = torch.nn.Linear(config["vf"][-1], 1)
+            self.config = config
+
+        def forward(self, obs):
+            """(logits, values) for a batch of observations."""
+            logits = self.action_net(self.mlp_extractor.policy_net(obs))
+            return logits, self.value_net(self.mlp_extractor.value_net(obs))
+
+        def probabilities(self, obs, masks):
+            """The masked policy's action probabilities, as sb3's ``MaskableCategorical``
+            computes them (illegal logits set to -1e8, then a softmax)."""
+            logits = self.action_net(self.mlp_extractor.policy_net(obs))
+            masked = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
+            return torch.distributions.Categorical(logits=masked).probs
+
+    return PolicyNet
+
+
+def build_net(tensors, config: dict[str, Any]):
+    """A ``PolicyNet`` in eval mode holding ``tensors``."""
+    net = _torch_module()(config)
+    net.load_state_dict(tensors, strict=True)
+    net.eval()
+    net.requires_grad_(False)  # inference only
+    return net
