@@ -7,12 +7,13 @@ agents with an iteration budget; a time budget depends on the machine's speed).
 
 from __future__ import annotations
 
+import collections
 import csv
 import itertools
 import json
 import math
 import multiprocessing
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,15 +34,17 @@ def seatings(agents: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
     return sorted(set(itertools.permutations(agents, num_players)))
 
 
-def _agent_kwargs(name: str, mcts: dict[str, Any]) -> dict[str, Any]:
-    return dict(mcts) if name == "mcts" else {}
+def _agent_kwargs(name: str, mcts: dict[str, Any], trust_pickle: bool) -> dict[str, Any]:
+    if name == "mcts":
+        return dict(mcts)
+    return {"trust_pickle": True} if trust_pickle else {}
 
 
 def play_game(args: tuple) -> dict[str, Any]:
     """Play one game (in a worker process); returns its result row."""
-    index, seating, game_seed, mcts, keep_record = args
+    index, seating, game_seed, mcts, keep_record, trust_pickle = args
     game = Game(len(seating), seed=game_seed)
-    players = [make_agent(name, game_seed * 8 + p, **_agent_kwargs(name, mcts))
+    players = [make_agent(name, game_seed * 8 + p, **_agent_kwargs(name, mcts, trust_pickle))
                for p, name in enumerate(seating)]
     while not game.is_over:
         game.play(players[game.current_player].act(game))
@@ -72,46 +75,69 @@ def wilson(k: float, n: int) -> tuple[float, float]:
 
 def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed: int = 0,
                    workers: int = 1, mcts: dict[str, Any] | None = None,
-                   records_dir: Path | None = None, progress: bool = True) -> dict[str, Any]:
-    """Play the tournament and return its summary (see ``summarise``)."""
-    for name in agents:
-        make_agent(name)  # unknown names fail here, before any game
+                   records_dir: Path | None = None, progress: bool = True,
+                   trust_pickle: bool = False) -> dict[str, Any]:
+    """Play the tournament and return its summary (see ``summarise``). Games are created,
+    played and summarised as a stream: memory does not grow with ``games``."""
+    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
+        raise ValueError(f"games must be an int >= 1, got {games!r}")
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    for name in agents:  # unknown names and untrusted files fail here, before any game
+        make_agent(name, **_agent_kwargs(name, {}, trust_pickle))
     seats = seatings(agents, num_players)
-    if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
-    jobs = [(i, seats[i % len(seats)], seed * 1_000_003 + i, mcts or {}, records_dir is not None)
-            for i in range(games)]
-    results: list[dict[str, Any]] = []
+    if records_dir is not None:
+        records_dir.mkdir(parents=True, exist_ok=True)
+    jobs = ((i, seats[i % len(seats)], seed * 1_000_003 + i, mcts or {},
+             records_dir is not None, trust_pickle) for i in range(games))
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=games, desc="games", unit="game")
-    if workers > 1:
-        # spawn, not fork: a parent that already runs torch (policy agents) or numba threads
-        # must not be forked
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            for r in pool.map(play_game, jobs, chunksize=max(1, games // (workers * 8))):
-                results.append(r)
-                if bar:
-                    bar.update()
-    else:
-        for job in jobs:
-            results.append(play_game(job))
+
+    def results():
+        for r in _play_in_order(jobs, workers):
+            if records_dir is not None:
+                (records_dir / f"game_{r['index']:05d}.json").write_text(json.dumps(r["record"]))
+            r["record"] = None
             if bar:
                 bar.update()
-    if bar:
-        bar.close()
-    results.sort(key=lambda r: r["index"])
-    if records_dir is not None:
-        records_dir.mkdir(parents=True, exist_ok=True)
-        for r in results:
-            (records_dir / f"game_{r['index']:05d}.json").write_text(json.dumps(r["record"]))
-    return summarise(list(dict.fromkeys(agents)), results, num_players, len(seats))
+            yield r
+
+    try:
+        return summarise(list(dict.fromkeys(agents)), results(), num_players, len(seats))
+    finally:
+        if bar:
+            bar.close()
 
 
-def summarise(names: list[str], results: list[dict[str, Any]], num_players: int,
+def _play_in_order(jobs, workers: int):
+    """Results of ``jobs`` in their order; with several workers, a bounded window of games in
+    flight (a huge tournament never holds its job list)."""
+    if workers == 1:
+        for job in jobs:
+            yield play_game(job)
+        return
+    # spawn, not fork: a parent that already runs torch (policy agents) or numba threads must
+    # not be forked
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        window = collections.deque(pool.submit(play_game, job)
+                                   for job in itertools.islice(jobs, 4 * workers))
+        try:
+            while window:
+                result = window.popleft().result()
+                nxt = next(jobs, None)
+                if nxt is not None:
+                    window.append(pool.submit(play_game, nxt))
+                yield result
+        finally:
+            for f in window:
+                f.cancel()
+
+
+def summarise(names: list[str], results: Iterable[dict[str, Any]], num_players: int,
               num_seatings: int) -> dict[str, Any]:
     """Win shares (95 % CI), mean score and VP, endings, game length, OpenSkill ratings."""
     from openskill.models import PlackettLuce
@@ -120,7 +146,10 @@ def summarise(names: list[str], results: list[dict[str, Any]], num_players: int,
     ratings = {n: model.rating(name=n) for n in names}
     stats = {n: AgentStats() for n in names}
     ends = {"rescue": 0, "conquest": 0}
+    total = decisions = 0
     for r in results:
+        total += 1
+        decisions += r["decisions"]
         ends[r["end"]] += 1
         winners = sum(s["winner"] for s in r["scores"])
         keys = [(s["score"], s["goods_units"]) for s in r["scores"]]
@@ -148,10 +177,9 @@ def summarise(names: list[str], results: list[dict[str, Any]], num_players: int,
                      "mean_vp": st.vp / max(1, st.games), "rating_mu": ratings[n].mu,
                      "rating_sigma": ratings[n].sigma, "rating": ratings[n].ordinal()})
     rows.sort(key=lambda x: -x["rating"])
-    total = len(results)
     return {"players": num_players, "games": total, "seatings": num_seatings,
             "rescue_share": ends["rescue"] / total, "conquest_share": ends["conquest"] / total,
-            "mean_decisions": sum(r["decisions"] for r in results) / total, "agents": rows}
+            "mean_decisions": decisions / total, "agents": rows}
 
 
 def format_table(summary: dict[str, Any]) -> str:

@@ -1,8 +1,15 @@
-"""The ``machu`` command: play, tournament, replay, bench, rules."""
+"""The ``machu`` command: play, tournament, replay, train, bench, rules, cache.
+
+Bad input never shows a traceback: every command prints one line, ``machu <command>: error:
+...``, to stderr and exits with status 2 (``MACHU_DEBUG=1`` shows the traceback). Text that is
+not ours (paths, agent names, records, what a player types) is printed without rich markup.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,15 +17,40 @@ import typer
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from .actions import action_table
 from .game import Game
-from .records import load_record, save_record
+from .records import read_record, save_record
+from .records import replay as replay_record
 from .render import render_text
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  pretty_exceptions_enable=False,
                   help="The Princes of Machu Picchu: play, run tournaments, replay, benchmark.")
-console = Console()
+console = Console(markup=False, highlight=False)  # no markup in text that is not ours
+err_console = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
+
+
+def output_folder(path: Path, option: str) -> Path:
+    """Create an output folder before the work starts; BadParameter if it cannot be one."""
+    if path.exists() and not path.is_dir():
+        raise typer.BadParameter(f"{path} is a file: give a folder", param_hint=option)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise typer.BadParameter(f"cannot create {path}: {e.strerror}", param_hint=option) from None
+    if not os.access(path, os.W_OK):
+        raise typer.BadParameter(f"{path} is not writable", param_hint=option)
+    return path
+
+
+def output_file(path: Path, option: str) -> Path:
+    """Check (before the work) that a file can be written at ``path``."""
+    if path.is_dir():
+        raise typer.BadParameter(f"{path} is a folder: give a file name", param_hint=option)
+    output_folder(path.parent, option)
+    return path
 
 
 def _agent_list(text: str) -> list[str]:
@@ -53,8 +85,8 @@ def human_turn(game: Game, read: Callable[[str], str], show: Callable[[object], 
             return legal[int(answer) - 1]
         if answer.lower() in legal:
             return answer.lower()
-        show(f"[red]{answer!r} is not a legal action.[/red] Legal: " + ", ".join(
-            f"{i}={a}" for i, a in enumerate(legal, start=1)))
+        show(Text(f"{answer!r} is not a legal action. Legal: " + ", ".join(
+            f"{i}={a}" for i, a in enumerate(legal, start=1)), style="red"))
 
 
 @app.command()
@@ -64,19 +96,23 @@ def play(
     seat: int = typer.Option(0, min=0, max=4, help="your seat"),
     seed: int = typer.Option(0, min=0, help="game seed"),
     record: Path | None = typer.Option(None, help="save the game record here at the end"),
-    mcts_seconds: float = typer.Option(1.0, help="search budget per decision for mcts"),
+    mcts_seconds: float = typer.Option(1.0, min=0.001, help="search budget per decision for mcts"),
+    trust_pickle: bool = typer.Option(False, help="allow policy:<file>.zip (sb3 zips unpickle, "
+                                      "which can run code)"),
 ) -> None:
     """Play against agents in the terminal."""
     from machu_env.agents import make_agent
 
     if seat >= players:
         raise typer.BadParameter(f"--seat must be below --players ({players})")
+    if record:
+        output_file(record, "--record")
     names = _agent_list(opponents)
     others = [p for p in range(players) if p != seat]
     agents = {}
     for k, p in enumerate(others):
         name = names[k % len(names)]
-        opts = {"seconds": mcts_seconds} if name == "mcts" else {}
+        opts = {"seconds": mcts_seconds} if name == "mcts" else {"trust_pickle": trust_pickle}
         try:
             agents[p] = make_agent(name, seed * 8 + p, **opts)
         except ValueError as e:
@@ -110,18 +146,24 @@ def tournament(
     out: Path = typer.Option(Path("runs/tournament"), help="folder for the CSV, JSON and PNG"),
     records: bool = typer.Option(False, help="also save every game record under OUT/records"),
     mcts_seconds: float | None = typer.Option(None, help="mcts: seconds per decision"),
-    mcts_iterations: int | None = typer.Option(None, help="mcts: iterations per decision"),
+    mcts_iterations: int | None = typer.Option(None, min=1,
+                                               help="mcts: iterations per decision"),
     progress: bool = typer.Option(True, help="show a progress bar"),
+    trust_pickle: bool = typer.Option(False, help="allow policy:<file>.zip (sb3 zips unpickle, "
+                                      "which can run code)"),
 ) -> None:
     """Play every seating permutation evenly; win shares, scores, endings, ratings."""
     from machu_env.agents.tournament import format_table, run_tournament, write_outputs
 
+    if mcts_seconds is not None and not mcts_seconds > 0:
+        raise typer.BadParameter(f"must be > 0, got {mcts_seconds}", param_hint="--mcts-seconds")
+    output_folder(out, "--out")
     try:
         summary = run_tournament(_agent_list(agents), players, games, seed=seed,
                                  workers=workers,
                                  mcts=_mcts_options(mcts_seconds, mcts_iterations),
                                  records_dir=out / "records" if records else None,
-                                 progress=progress)
+                                 progress=progress, trust_pickle=trust_pickle)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
     console.print(format_table(summary), highlight=False)
@@ -137,27 +179,20 @@ def replay(
     boards: bool = typer.Option(False, help="print the board after every decision"),
 ) -> None:
     """Step through a game record, rendering the board; checks it replays to its result."""
-    try:
-        final = load_record(file)
-    except ValueError as e:
-        console.print(f"[red]{file}: {e}[/red]")
-        raise typer.Exit(1) from None
-    data = json.loads(file.read_text())
-    opts = data["options"]
-    game = Game(opts["num_players"], seed=opts["seed"],
-                learning_game=opts.get("learning_game", False))
+    data = read_record(file)  # ValueError (one line) for anything that is not a record
+    final = replay_record(data)
+    game = Game(final.num_players, seed=final.seed, learning_game=final.learning_game)
     for k, (player, action) in enumerate(final.history, start=1):
         game.play(action)
-        console.print(f"#{k} day {game.day} P{player}: {action}", highlight=False)
+        console.print(f"#{k} day {game.day} P{player}: {action}")
         if boards:
-            console.print(render_text(game), highlight=False)
+            console.print(render_text(game))
         if interactive:
             console.input("")
     console.print(Panel(render_text(final), title="final position"))
-    stored = (data.get("result") or {}).get("scores")
+    stored = data["result"]["scores"] if data.get("result") else None
     if stored is not None and stored != final.scores():
-        console.print("[red]the stored result differs from the replayed one[/red]")
-        raise typer.Exit(1)
+        raise ValueError("the stored result differs from the replayed one")
 
 
 # --- train ---------------------------------------------------------------------------------------
@@ -198,6 +233,8 @@ def train(
     except ImportError as e:
         raise typer.BadParameter(f"training needs the train extra ({e}): "
                                  "pip install 'machu-env[train]'") from None
+    if out.exists() and not out.is_dir():
+        raise typer.BadParameter(f"{out} is a file: give a folder for the run", param_hint="--out")
     options = dict(locals())
     options.pop("resume")
     options.pop("TrainConfig")
@@ -217,6 +254,7 @@ def bench(quick: bool = typer.Option(False, help="shorter timings, fewer points"
     """Run the throughput benchmark suite (benchmarks/run.py)."""
     from machu_env.benchmarks import run
 
+    output_folder(out, "--out")
     run.main(["--out", str(out), *(["--quick"] if quick else [])])
 
 
@@ -226,9 +264,62 @@ def rules() -> None:
     print(action_table())
 
 
-def main() -> None:
-    app()
+@app.command()
+def cache(clear: bool = typer.Option(False, help="delete every compiled version")) -> None:
+    """Show (or clear) numba's cache of the compiled engine."""
+    import shutil
+
+    from . import _cache
+
+    root = _cache.cache_root()
+    versions = sorted(root.glob("numba-*"))
+    size = sum(f.stat().st_size for v in versions for f in v.rglob("*") if f.is_file())
+    console.print(f"{root}: {len(versions)} compiled version(s), {size / 2**20:.1f} MiB; "
+                  f"this version: {_cache.cache_dir().name}")
+    if clear:
+        for v in versions:
+            shutil.rmtree(v, ignore_errors=True)
+        console.print("cleared")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``machu``; bad input prints one line to stderr and exits with status 2."""
+    args = (sys.argv[1:] if argv is None else list(argv)) or ["--help"]
+    name = next((a for a in args if not a.startswith("-")), "")
+    prefix = f"machu {name}" if name in app_commands() else "machu"
+    try:
+        result = app(args=args, prog_name="machu", standalone_mode=False)
+        if isinstance(result, int):  # (click returns the exit code of typer.Exit)
+            return result
+    except typer.Exit as e:
+        return e.exit_code
+    except typer.Abort:
+        err_console.print(f"{prefix}: aborted")
+        return 130
+    except (ValueError, OSError, RecursionError) as e:  # bad files, records, settings
+        if os.environ.get("MACHU_DEBUG"):
+            raise
+        text = str(e) if not isinstance(e, OSError) else f"{e.strerror}: {e.filename}"
+        err_console.print(f"{prefix}: error: {' '.join(text.split())}")
+        return 2
+    except KeyboardInterrupt:
+        err_console.print(f"{prefix}: interrupted")
+        return 130
+    except Exception as e:
+        if not hasattr(e, "format_message"):  # not a usage error: a bug, show it
+            raise
+        err_console.print(f"{prefix}: error: {' '.join(e.format_message().split())}")
+        return 2
+    return 0
+
+
+def app_commands() -> set[str]:
+    return {c.name or c.callback.__name__ for c in app.registered_commands}
+
+
+def entry_point() -> None:
+    sys.exit(main())
 
 
 if __name__ == "__main__":
-    main()
+    entry_point()
