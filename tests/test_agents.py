@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from machu_env import Game
 from machu_env import layout as L
-from machu_env.cli import app
+from machu_env.cli import app, main
 from machu_env.records import game_record, load_record, replay, save_record
 
 
@@ -79,7 +79,7 @@ def test_seatings_and_tournament_determinism_and_errors():
     assert a == b
     assert sum(r["win_share"] * r["games"] for r in a["agents"]) == pytest.approx(12)
     assert a["rescue_share"] + a["conquest_share"] == pytest.approx(1)
-    with pytest.raises(ValueError, match="games must be at least 1"):
+    with pytest.raises(ValueError, match="games must be an int >= 1"):
         run_tournament(["random", "gold"], 2, 0, progress=False)
     with pytest.raises(ValueError, match="unknown agent 'alphazero'"):
         run_tournament(["random", "alphazero"], 2, 2, progress=False)
@@ -112,7 +112,7 @@ def _text(result) -> str:
     return " ".join(result.output.split())
 
 
-def test_cli_rules_tournament_and_replay(tmp_path):
+def test_cli_rules_tournament_and_replay(tmp_path, capsys):
     r = runner.invoke(app, ["rules"])
     assert r.exit_code == 0 and " 156  take coca,pottery,cloth" in r.output
     out = tmp_path / "t"
@@ -127,8 +127,8 @@ def test_cli_rules_tournament_and_replay(tmp_path):
     assert r.exit_code == 0 and "final position" in r.output
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
-    r = runner.invoke(app, ["replay", str(bad)])
-    assert r.exit_code == 1 and "not a machu-env game record" in _text(r)
+    assert main(["replay", str(bad)]) == 2
+    assert "not a machu-env game record" in capsys.readouterr().err
     r = runner.invoke(app, ["tournament", "--agents", "random,nobody", "--players", "2",
                             "--games", "2", "--no-progress"])
     assert r.exit_code != 0 and "unknown agent 'nobody'" in _text(r)
