@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import sys
 
-from machu_env.agents import make_agent
 from sb3_contrib import MaskablePPO
 
 from machu_env import Game
+from machu_env.agents import make_agent
 from machu_env.records import game_record
 
 MATCHES = {  # agent -> list of (opponents, games)

@@ -6,13 +6,13 @@ import json
 
 import numpy as np
 import pytest
-from machu_env.agents import make_agent
-from machu_env.agents.search import MCTSAgent, redeal
-from machu_env.agents.tournament import run_tournament, seatings, wilson
 from typer.testing import CliRunner
 
 from machu_env import Game
 from machu_env import layout as L
+from machu_env.agents import make_agent
+from machu_env.agents.search import MCTSAgent, redeal
+from machu_env.agents.tournament import run_tournament, seatings, wilson
 from machu_env.cli import app, main
 from machu_env.records import game_record, load_record, replay, save_record
 
@@ -146,10 +146,9 @@ def test_cli_human_play_with_invalid_input(tmp_path):
 
 def test_policy_agent_loads_a_trained_model_and_plays(tmp_path):
     sb3_contrib = pytest.importorskip("sb3_contrib")
+    from machu_env import MachuPicchuGymEnv
     from machu_env.agents.policy import PolicyAgent
     from machu_env.agents.policy_file import save_sb3_policy
-
-    from machu_env import MachuPicchuGymEnv
 
     model = sb3_contrib.MaskablePPO("MlpPolicy", MachuPicchuGymEnv(2), n_steps=64, batch_size=64,
                                     seed=0, device="cpu")

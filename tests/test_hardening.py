@@ -23,7 +23,7 @@ def _first_legal(obs, masks):
     return masks.argmax(axis=1)
 
 
-# --- item 3: action arrays of the batch engine and the VecEnv -----------------------------------
+# --- item 3: action arrays of the batch engine and the VecEnv -------------------------------------
 def _bad_action_arrays(legal: np.ndarray) -> list:
     n = legal.size
     return [
@@ -67,7 +67,7 @@ def test_vecenv_accepts_only_integer_arrays_of_legal_ids():
     env.step(legal)
 
 
-# --- item 4: opponent policies of the VecEnvs ---------------------------------------------------
+# --- item 4: opponent policies of the VecEnvs -----------------------------------------------------
 @pytest.mark.parametrize("answer, message", [
     (lambda o, m: m.argmax(axis=1) - 157, "ids must be in 0..156"),   # wraps to legal ids
     (lambda o, m: np.full(len(m), 200), "ids must be in 0..156"),
@@ -122,7 +122,7 @@ def test_pool_vecenv_snapshot_failure_changes_no_game():
     assert (env._learner_steps == before[2]).all()
 
 
-# --- item 5: order of calls ----------------------------------------------------------------------
+# --- item 5: order of calls -----------------------------------------------------------------------
 def test_vecenv_step_before_reset_and_wait_before_async_are_clear_errors():
     pytest.importorskip("stable_baselines3")
     from machu_env.sb3 import MachuPicchuVecEnv
@@ -218,7 +218,7 @@ def test_wrapped_pettingzoo_env_refuses_non_actions_clearly():
     assert all(env.terminations.values())
 
 
-# --- item 9: render shows what the rendered player may see ------------------------------------------
+# --- item 9: render shows what the rendered player may see ----------------------------------------
 def _hands(game):
     return [", ".join(p["cards"]) for p in game.view()["players"]]
 
@@ -249,7 +249,7 @@ def test_pettingzoo_render_shows_public_information_by_default():
     assert all(h in every.render() for h in hands)
 
 
-# --- items 11, 12: seeds and constructor arguments ---------------------------------------------------
+# --- items 11, 12: seeds and constructor arguments ------------------------------------------------
 def test_seeds_beyond_64_bits_are_refused_everywhere():
     assert Game(3, MAX_SEED).seed == MAX_SEED
     for make in (lambda s: Game(3, s), lambda s: BatchEngine(2, 3, seed=s)):
@@ -284,7 +284,7 @@ def test_constructor_arguments_are_checked():
             make()
 
 
-# --- items 15-17: records and the machu command -------------------------------------------------------
+# --- items 15-17: records and the machu command ---------------------------------------------------
 def _record():
     game = Game(2, seed=0)
     for _ in range(3):

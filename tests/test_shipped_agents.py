@@ -7,11 +7,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from machu_env.agents import agent_names, make_agent, shipped_policies  # noqa: E402
-from machu_env.agents.tournament import run_tournament  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from machu_env import Game  # noqa: E402
+from machu_env.agents import agent_names, make_agent, shipped_policies  # noqa: E402
+from machu_env.agents.tournament import run_tournament  # noqa: E402
 from machu_env.cli import app  # noqa: E402
 
 SHIPPED = shipped_policies()

@@ -11,16 +11,16 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from machu_env.agents import make_agent  # noqa: E402
-from machu_env.train import opponents as O  # noqa: E402
-from machu_env.train.pool_env import PoolVecEnv, parse_pool  # noqa: E402
-from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from machu_env import Game  # noqa: E402
 from machu_env import layout as L  # noqa: E402
+from machu_env.agents import make_agent  # noqa: E402
 from machu_env.cli import app  # noqa: E402
 from machu_env.errors import OpponentError  # noqa: E402
+from machu_env.train import opponents as O  # noqa: E402
+from machu_env.train.pool_env import PoolVecEnv, parse_pool  # noqa: E402
+from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
 
 
 def _random_actions(env: PoolVecEnv, rng: np.random.Generator) -> np.ndarray:
@@ -111,7 +111,6 @@ def test_the_pool_gold_opponent_decides_exactly_like_agents_heuristic_choose():
     tie-breaking noise, drawn from the game's generator) for the opponent, reproduces the
     environment's game state after every step."""
     from machu_env.agents.heuristic import GOLD_WEIGHTS, choose
-
     from machu_env.engine.rng import below
 
     env = PoolVecEnv(1, 2, seed=3, pool="gold:1", learner_seat=0)
@@ -266,9 +265,10 @@ def test_config_errors_name_the_setting():
 
 
 def test_export_writes_an_agent_file_and_converts_zips_only_when_trusted(tmp_path):
+    from sb3_contrib import MaskablePPO
+
     from machu_env.agents import policy_file
     from machu_env.train.export import export_policy
-    from sb3_contrib import MaskablePPO
 
     out = tmp_path / "run"
     train(tiny(out, timesteps=1024, eval_every=1024, net_arch="64,64"), verbose=False)

@@ -11,10 +11,10 @@ only on its seed, never on the thread count.
 from __future__ import annotations
 
 import numpy as np
-from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose
 from numba import njit, prange
 
 from machu_env import layout as L
+from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose
 from machu_env.engine import batch as K
 from machu_env.engine.flow import step
 from machu_env.engine.observation import encode

@@ -53,11 +53,11 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("runs/ppo_vs_random"))
     args = ap.parse_args()
 
-    from machu_env.agents.policy_file import save_sb3_policy
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from machu_env import MachuPicchuGymEnv
+    from machu_env.agents.policy_file import save_sb3_policy
 
     venv = DummyVecEnv([lambda: MachuPicchuGymEnv(num_players=args.players)] * args.n_envs)
     venv.seed(args.seed)

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from machu_env.agents import policy_file
 
+from machu_env.agents import policy_file
 from machu_env.checks import check_int
 from machu_env.rewards import check_reward_mode
 
