@@ -135,9 +135,8 @@ def action_array(actions: Any, n: int, who: str = "actions") -> np.ndarray:
     if arr.shape != (n,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"{who} must be an integer array of shape ({n},) holding action ids "
                          f"0..{NUM_ACTIONS - 1}; got a {arr.dtype} array of shape {arr.shape}")
-    out = (arr < 0) | (arr >= NUM_ACTIONS)
-    if out.any():
-        games = np.flatnonzero(out)
+    if n and (arr.min() < 0 or arr.max() >= NUM_ACTIONS):  # (no mask on the usual path)
+        games = np.flatnonzero((arr < 0) | (arr >= NUM_ACTIONS))
         shown = ", ".join(f"game {i}: {arr[i]}" for i in games[:10])
         raise ValueError(f"{who}: ids must be in 0..{NUM_ACTIONS - 1}; out of range in "
                          f"{len(games)} game(s): {shown}")

@@ -29,7 +29,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .actions import NUM_ACTIONS, parse_action
+from .actions import NUM_ACTIONS
 from .checks import check_game_options, check_int
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import IllegalActionError, OpponentError, ResetNeeded
@@ -133,13 +133,9 @@ class MachuPicchuGymEnv(gym.Env):
             raise ResetNeeded("step() before reset(): call reset() first")
         if self._ended:
             raise ResetNeeded("step() on an ended episode: call reset() first")
-        try:
-            a = parse_action(action)
-        except ValueError as e:
-            return self._illegal(IllegalActionError(action, game.legal_actions(), str(e)))
         saved = game._snapshot()
         try:
-            game.play(a)
+            game.play(action)  # IllegalActionError for a non-action too, before any change
         except IllegalActionError as e:
             return self._illegal(e)
         try:

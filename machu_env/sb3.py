@@ -77,10 +77,7 @@ class MachuPicchuVecEnv(VecEnv):
 
     # --- VecEnv API -----------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
-        self._started = False
-        self._actions = None
-        self._rngs = K.seed_streams(self._seed, self.num_envs, self._resets)
-        self._resets += 1
+        self._new_streams()
         K.learner_reset_all(self.states, self._bufs, self._counts, self._rngs, self.seats,
                             self.fixed_seat, self.num_players, self.learning_game,
                             self.opponent is None)
@@ -97,10 +94,7 @@ class MachuPicchuVecEnv(VecEnv):
         self._actions = self._checked_actions(actions)
 
     def step_wait(self):
-        if self._actions is None:
-            raise ResetNeeded("step_wait() without pending actions: call step_async(actions) "
-                              "first (or step(actions))")
-        a, self._actions = self._actions, None
+        a = self._pop_actions()
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=np.bool_)
         terminal = self._terminal  # rows are written only for finished games, copied below
@@ -147,6 +141,21 @@ class MachuPicchuVecEnv(VecEnv):
         return [False] * len(self._indices(indices))
 
     # --- internals ------------------------------------------------------------------------------
+    def _new_streams(self) -> None:
+        """Fresh seed streams for a reset (numbered, so every reset starts other games)."""
+        self._started = False
+        self._actions = None
+        self._rngs = K.seed_streams(self._seed, self.num_envs, self._resets)
+        self._resets += 1
+
+    def _pop_actions(self) -> np.ndarray:
+        """The actions checked by ``step_async``; ResetNeeded if there are none."""
+        if self._actions is None:
+            raise ResetNeeded("step_wait() without pending actions: call step_async(actions) "
+                              "first (or step(actions))")
+        a, self._actions = self._actions, None
+        return a
+
     def _checked_actions(self, actions: Any) -> np.ndarray:
         """The learner's actions as int32; ValueError naming the games where one is not an
         action id or not legal (nothing changes)."""

@@ -33,8 +33,7 @@ def _bad_action_arrays(legal: np.ndarray) -> list:
         legal.astype(bool),
         legal.astype(object),
         legal.astype(str),                         # string digits
-        np.stack([legal, legal])[:, : n // 2 or 1].reshape(-1)[:n].reshape(1, n)
-        if n else legal,                           # 2-D of the right size
+        legal.reshape(1, n),                       # 2-D of the right size
         -np.ones(n, dtype=np.int64),
         np.full(n, 157),
     ]

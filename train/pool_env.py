@@ -19,7 +19,6 @@ from machu_env.actions import NUM_ACTIONS
 from machu_env.checks import check_int
 from machu_env.engine import batch as K
 from machu_env.engine.observation import OBS_SIZE
-from machu_env.errors import ResetNeeded
 from machu_env.sb3 import MachuPicchuVecEnv
 
 from . import opponents as O
@@ -139,20 +138,14 @@ class PoolVecEnv(MachuPicchuVecEnv):
 
     # --- VecEnv API -----------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
-        self._started = False
-        self._actions = None
-        self._rngs = K.seed_streams(self._seed, self.num_envs, self._resets)
-        self._resets += 1
+        self._new_streams()
         every = np.arange(self.num_envs)
         self._restart(every)
         self._started = True
         return self._observe()
 
     def step_wait(self):
-        if self._actions is None:
-            raise ResetNeeded("step_wait() without pending actions: call step_async(actions) "
-                              "first (or step(actions))")
-        a, self._actions = self._actions, None
+        a = self._pop_actions()
         every = np.arange(self.num_envs)
         with self._undo_on_error():  # a snapshot that fails leaves every game as it was
             K.step_some(self.states, self._bufs, self._counts, every, a)
