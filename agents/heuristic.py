@@ -6,6 +6,11 @@ Prince move is scored after the mover's own follow-up decisions of that turn (pr
 sacrifices, placing, buying...) are played the same greedy way, so "go to the Royal Palace" is
 valued by the Incas it lets the player place. Ties are broken at random (seeded).
 
+The lookahead never steps the true state: it steps a re-deal of the cards the deciding player
+cannot see (``machu_env.engine.redeal``, from the agent's own seeded generator), so a simulated
+summit draws cards the player could expect, not the real next cards of the deck, and no
+decision depends on hidden information (``choose_fair``).
+
 * ``BuilderAgent`` — the economy and the Rescue: Incas in the districts its cards reward,
   priests and Virgins, sacrifices that carry the Scout to the summit for more cards.
 * ``GoldAgent`` — the Spanish conquest: collects sacrifice cards (summits) and keeps those with
@@ -23,6 +28,8 @@ from machu_env import NUM_ACTIONS, Game
 from machu_env import layout as L
 from machu_env.data import CARD_GOLD, NUM_CARDS
 from machu_env.engine.flow import step
+from machu_env.engine.redeal import redeal
+from machu_env.engine.rng import seed_state
 from machu_env.engine.scoring import victory_points
 
 # Weights of the value function (index: meaning).
@@ -111,6 +118,16 @@ def choose(s: np.ndarray, legal: np.ndarray, w: np.ndarray, noise: np.ndarray) -
     return _best_action(s, legal, n, p, w, scratch, buf, noise)
 
 
+@njit(cache=True)
+def choose_fair(s: np.ndarray, legal: np.ndarray, w: np.ndarray, noise: np.ndarray,
+                rng: np.ndarray, i: int) -> int:
+    """``choose`` on a copy of ``s`` in which the cards the decider cannot see are re-dealt
+    from generator ``rng[i]``: the choice depends only on what the decider may know."""
+    t = s.copy()
+    redeal(t, t[L.DECIDER], rng, i)
+    return choose(t, legal, w, noise)
+
+
 class HeuristicAgent:
     """Greedy lookahead with a value function given by ``weights``."""
 
@@ -118,12 +135,13 @@ class HeuristicAgent:
     weights = BUILDER_WEIGHTS
 
     def __init__(self, seed: int = 0) -> None:
-        self.rng = random.Random(seed)
+        self.rng = random.Random(seed)  # tie-breaking noise
+        self.deal_rng = seed_state(seed)  # re-deals of the hidden cards
 
     def act(self, game: Game) -> int:
         legal = np.array(game.legal_action_ids(), dtype=np.int32)
         noise = np.array([self.rng.random() * 1e-6 for _ in range(NUM_ACTIONS)])
-        return int(choose(game.state.copy(), legal, self.weights, noise))
+        return int(choose_fair(game.state.copy(), legal, self.weights, noise, self.deal_rng, 0))
 
 
 class BuilderAgent(HeuristicAgent):

@@ -5,9 +5,8 @@ deck order — consistently with what it does know (its own cards, every hand's 
 size), tries one root action chosen by UCB1, plays on with random legal actions in compiled code
 for ``depth`` decisions (or to the end), and scores the leaf: a finished game by its result,
 otherwise by the gold heuristic's position value against the best opponent. The most visited
-root action is played. The budget is a number of iterations or
-seconds per decision. (Simplification: the player's memory of which of its own cards it put at
-the bottom of the deck is not used by the re-deal.)
+root action is played. The budget is a number of iterations or seconds per decision. The
+re-deal is ``machu_env.engine.redeal.redeal``, shared by every agent that looks ahead.
 """
 
 from __future__ import annotations
@@ -20,50 +19,12 @@ from numba import njit
 
 from machu_env import NUM_ACTIONS, Game
 from machu_env import layout as L
-from machu_env.data import NUM_CARDS
 from machu_env.engine.flow import step
+from machu_env.engine.redeal import redeal
 from machu_env.engine.rng import below
 from machu_env.engine.scoring import SC_SCORE, SC_WINNER, final_scores
 
 from .heuristic import GOLD_WEIGHTS, position_value
-
-
-@njit(cache=True)
-def redeal(s: np.ndarray, p: int, rng: np.ndarray) -> None:
-    """Shuffle the cards ``p`` cannot see (other hands and the deck) and deal them back with
-    the same hand sizes and deck size."""
-    n = s[L.NUM_PLAYERS]
-    pool = np.empty(NUM_CARDS, np.int32)
-    k = 0
-    sizes = np.zeros(5, np.int32)
-    for q in range(n):
-        if q == p:
-            continue
-        hand = s[L.PLAYER_BASE + q * L.PLAYER_SIZE + L.P_HAND]
-        for c in range(NUM_CARDS):
-            if (hand >> c) & 1:
-                pool[k] = c
-                k += 1
-                sizes[q] += 1
-    for i in range(s[L.DECK_COUNT]):
-        pool[k] = s[L.DECK + (s[L.DECK_TOP] + i) % NUM_CARDS]
-        k += 1
-    for i in range(k - 1, 0, -1):
-        j = below(rng, 0, i + 1)
-        pool[i], pool[j] = pool[j], pool[i]
-    k2 = 0
-    for q in range(n):
-        if q == p:
-            continue
-        hand = 0
-        for _ in range(sizes[q]):
-            hand |= 1 << pool[k2]
-            k2 += 1
-        s[L.PLAYER_BASE + q * L.PLAYER_SIZE + L.P_HAND] = hand
-    deck = s[L.DECK_COUNT]
-    for i in range(deck):
-        s[L.DECK + i] = pool[k2 + i]
-    s[L.DECK_TOP] = 0
 
 
 @njit(cache=True)
@@ -108,7 +69,7 @@ def search(s: np.ndarray, legal: np.ndarray, iterations: int, rng: np.ndarray,
             if u > best:
                 arm, best = a, u
         t[:] = s
-        redeal(t, p, rng)
+        redeal(t, p, rng, 0)
         m = step(t, legal[arm], buf)
         d = 0
         while m > 0 and d < depth:

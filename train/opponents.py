@@ -3,7 +3,8 @@
 Every game ``i`` has one learner seat ``seats[i]`` and, for every seat, an opponent kind
 ``kinds[i, seat]``: ``RANDOM``, ``BUILDER`` and ``GOLD`` are played here in compiled code (the
 heuristics are ``agents.heuristic.choose``, the same function the ``builder`` and ``gold`` agents
-call); kinds ``>= FIRST_POLICY`` are frozen policies that Python plays in batches. A new game
+call, on a re-deal of the cards the deciding seat cannot see: ``choose_fair``); kinds
+``>= FIRST_POLICY`` are frozen policies that Python plays in batches. A new game
 draws its learner seat and every opponent kind from the game's own generator, so a run depends
 only on its seed, never on the thread count.
 """
@@ -14,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from machu_env import layout as L
-from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose
+from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose_fair
 from machu_env.engine import batch as K
 from machu_env.engine.flow import step
 from machu_env.engine.observation import encode
@@ -35,7 +36,7 @@ def _opponent_action(s, legal, n, kind, rngs, i, weights, noise):
         return legal[below(rngs, i, n)]
     for k in range(n):  # tie-breaking noise, as the agents' own (seeded per game here)
         noise[k] = below(rngs, i, 1 << 20) * 1e-12
-    return choose(s, legal[:n], weights[kind - 1], noise)
+    return choose_fair(s, legal[:n], weights[kind - 1], noise, rngs, i)
 
 
 @njit(cache=True)
