@@ -104,6 +104,26 @@ def test_redeal_depends_on_the_players_information_only():
         assert a[L.DECK_COUNT] == g.state[L.DECK_COUNT]
 
 
+def test_redeal_keeps_what_the_player_knows():
+    game = Game(3, seed=4, start_player=0, hands=[["corn+llama"], ["coca+cloth", "puma+virgin"],
+                                                  ["pottery+condor"]])
+    s = game.state.copy()
+    rng = np.array([np.uint64(5)], dtype=np.uint64)
+    seen = set()
+    for _ in range(20):
+        t = s.copy()
+        redeal(t, 0, rng, 0)
+        hands = [int(t[L.player_base(p) + L.P_HAND]) for p in range(3)]
+        assert hands[0] == int(s[L.player_base(0) + L.P_HAND])  # own cards unchanged
+        assert [h.bit_count() for h in hands] == [1, 2, 1]
+        assert t[L.DECK_COUNT] == s[L.DECK_COUNT]
+        deck = {int(t[L.DECK + (t[L.DECK_TOP] + i) % 28]) for i in range(t[L.DECK_COUNT])}
+        cards = deck.union(*({c for c in range(28) if h >> c & 1} for h in hands))
+        assert len(cards) == 28
+        seen.add(hands[1])
+    assert len(seen) > 5  # the other hands really are re-dealt
+
+
 def test_the_check_catches_a_lookahead_on_the_true_state():
     """Without the re-deal, the heuristics' lookahead sees the real next cards: permuting them
     changes some decisions (as it did before the re-deal was introduced)."""

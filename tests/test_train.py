@@ -107,10 +107,10 @@ def test_heuristic_opponents_beat_a_random_learner_and_random_ones_do_not():
 
 
 def test_the_pool_gold_opponent_decides_exactly_like_agents_heuristic_choose():
-    """Replaying every learner move by hand, with the gold agent's ``choose`` (and the same
-    tie-breaking noise, drawn from the game's generator) for the opponent, reproduces the
-    environment's game state after every step."""
-    from machu_env.agents.heuristic import GOLD_WEIGHTS, choose
+    """Replaying every learner move by hand, with the gold agent's ``choose_fair`` (and the
+    same tie-breaking noise and re-deals, drawn from the game's generator) for the opponent,
+    reproduces the environment's game state after every step."""
+    from machu_env.agents.heuristic import GOLD_WEIGHTS, choose_fair
     from machu_env.engine.rng import below
 
     env = PoolVecEnv(1, 2, seed=3, pool="gold:1", learner_seat=0)
@@ -128,7 +128,7 @@ def test_the_pool_gold_opponent_decides_exactly_like_agents_heuristic_choose():
             noise = np.zeros(len(ids))
             for k in range(len(ids)):
                 noise[k] = below(rngs, 0, 1 << 20) * 1e-12
-            game.play(int(choose(game.state.copy(), ids, GOLD_WEIGHTS, noise)))
+            game.play(int(choose_fair(game.state.copy(), ids, GOLD_WEIGHTS, noise, rngs, 0)))
             compared += 1
         if game.is_over:
             break
