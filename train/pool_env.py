@@ -2,15 +2,18 @@
 
 Each game seats the learner and, at every other seat, an opponent drawn for that game from the
 pool: ``random``, ``builder``, ``gold`` (compiled, played inside the batch kernels) or a frozen
-snapshot of the learner (a torch policy, played in batches from Python). Everything else is as
-in ``machu_env.MachuPicchuVecEnv``: terminal rewards, ``action_masks()``, automatic restarts.
-A finished game's info also says whom the learner met (``"opponent"``) and whether it won.
+snapshot of the learner (torch policies, played in batches from Python: a list of batched
+policies, one call each, or a ``PolicyBank`` that plays all of them in one forward pass).
+Everything else is as in ``machu_env.MachuPicchuVecEnv``: terminal rewards,
+``action_masks()``, automatic restarts. A finished game's info also says whom the learner met
+(``"opponent"``) and whether it won. ``advance`` + ``observe`` are the trainer's lean path.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -24,6 +27,21 @@ from machu_env.sb3 import MachuPicchuVecEnv
 from . import opponents as O
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class StepResult(NamedTuple):
+    """What ``PoolVecEnv.advance`` returns: per game ``rewards`` and ``dones``; the finished
+    games ``ended`` (with ``won``), the truncated ones ``cut`` (with their last learner
+    observations ``cut_obs``, for bootstrapping), and whom the learner met in each of them
+    (``opponents``: the ended games, then the cut ones)."""
+
+    rewards: np.ndarray
+    dones: np.ndarray
+    ended: np.ndarray
+    cut: np.ndarray
+    won: np.ndarray
+    opponents: list[str]
+    cut_obs: np.ndarray
 POOL_MEMBERS = (*O.COMPILED_NAMES, "self")
 
 
@@ -90,6 +108,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
         self.pool = parse_pool(pool) if isinstance(pool, str) else check_pool(pool)
         self.max_learner_steps = check_int("max_learner_steps", max_learner_steps, 1, None)
         self.snapshots: list[BatchPolicy] = []
+        self.bank: Any = None  # a PolicyBank standing for all snapshots, or None
         self.kinds = np.full((self.num_envs, 5), -1, dtype=np.int32)
         self._noise = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.float64)
         self._won = np.zeros(self.num_envs, dtype=np.int32)
@@ -98,20 +117,32 @@ class PoolVecEnv(MachuPicchuVecEnv):
         # waiting for its first snapshot (set_snapshots) before reset()
 
     # --- the pool -------------------------------------------------------------------------------
-    def set_snapshots(self, snapshots: Sequence[BatchPolicy]) -> None:
-        """Replace the frozen policies (used by games started from now on); on bad input
+    def set_snapshots(self, snapshots: Sequence[BatchPolicy] | Any) -> None:
+        """Replace the frozen policies (used by games started from now on): a list of batched
+        policies ``(observations, action_masks) -> actions``, or a bank (``bank.PolicyBank``:
+        ``num_policies`` members called together as ``bank(obs, masks, which)``). On bad input
         (something not callable, or a pool left empty) nothing changes."""
+        if hasattr(snapshots, "num_policies"):
+            if not callable(snapshots):
+                raise ValueError("a snapshot bank must be callable as bank(obs, masks, which)")
+            self._cum = self._cumulative(int(snapshots.num_policies))
+            self.bank, self.snapshots = snapshots, []
+            return
         snapshots = list(snapshots)
         for k, policy in enumerate(snapshots):
             if not callable(policy):
                 raise ValueError(f"snapshot {k} is not callable: a snapshot is a batched policy "
                                  "(observations, action_masks) -> actions")
         self._cum = self._cumulative(len(snapshots))
-        self.snapshots = snapshots
+        self.bank, self.snapshots = None, snapshots
+
+    @property
+    def num_snapshots(self) -> int:
+        return int(self.bank.num_policies) if self.bank is not None else len(self.snapshots)
 
     def probabilities(self) -> dict[str, float]:
         """The chance of each opponent (``snapshot:k`` for the frozen policies)."""
-        names = [*O.COMPILED_NAMES, *(f"snapshot:{k}" for k in range(len(self.snapshots)))]
+        names = [*O.COMPILED_NAMES, *(f"snapshot:{k}" for k in range(self.num_snapshots))]
         p = np.diff(np.concatenate([[0], self._cum])) / O.PROB_SCALE
         return dict(zip(names, p.tolist(), strict=True))
 
@@ -134,7 +165,10 @@ class PoolVecEnv(MachuPicchuVecEnv):
         return compiled > 0 or (k > 0 and self.pool.get("self", 0.0) > 0)
 
     def opponent_name(self, kind: int) -> str:
-        return O.COMPILED_NAMES[kind] if kind < O.FIRST_POLICY else "self"
+        if kind < O.FIRST_POLICY:
+            return O.COMPILED_NAMES[kind]
+        names = getattr(self.bank, "names", None)
+        return names[kind - O.FIRST_POLICY] if names else "self"
 
     # --- VecEnv API -----------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
@@ -146,9 +180,24 @@ class PoolVecEnv(MachuPicchuVecEnv):
 
     def step_wait(self):
         a = self._pop_actions()
+        r = self.advance(a)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for k, i in enumerate(r.ended):
+            infos[i] = {"terminal_observation": self._terminal[i].copy(),
+                        "TimeLimit.truncated": False, "opponent": r.opponents[k],
+                        "won": bool(r.won[k])}
+        for k, i in enumerate(r.cut):
+            infos[i] = {"terminal_observation": r.cut_obs[k], "TimeLimit.truncated": True,
+                        "opponent": r.opponents[r.ended.size + k], "won": False}
+        return self._observe(), r.rewards, r.dones, infos
+
+    def advance(self, actions: np.ndarray) -> StepResult:
+        """One learner decision in every game (``actions``: legal int32 ids, as checked by
+        ``step_async``), the opponents' replies, and the restart of finished games. The
+        trainer's lean path: no info dicts, observations read afterwards with ``observe``."""
         every = np.arange(self.num_envs)
         with self._undo_on_error():  # a snapshot that fails leaves every game as it was
-            K.step_some(self.states, self._bufs, self._counts, every, a)
+            K.step_some(self.states, self._bufs, self._counts, every, actions)
             self._learner_steps += 1
             self._opponents_move(every)
         rewards = np.zeros(self.num_envs, dtype=np.float32)
@@ -158,30 +207,36 @@ class PoolVecEnv(MachuPicchuVecEnv):
         cut = np.flatnonzero((self._counts > 0) & (self._learner_steps >= self.max_learner_steps))
         if cut.size:
             K.observe_seats(self.states[cut], self.seats[cut], self._terminal[cut])
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        for i in ended:
-            infos[i] = self._info(i, truncated=False)
-        for i in cut:
-            infos[i] = self._info(i, truncated=True)
         done_idx = np.concatenate([ended, cut])
         dones = np.zeros(self.num_envs, dtype=np.bool_)
         dones[done_idx] = True
+        result = StepResult(rewards, dones, ended, cut, self._won[ended].astype(bool),
+                            [self._opponent_label(i) for i in done_idx],
+                            self._terminal[cut].copy())
         if done_idx.size:
             self._restart(done_idx)
-        return self._observe(), rewards, dones, infos
+        return result
+
+    def observe(self, obs_out: np.ndarray, masks_out: np.ndarray) -> None:
+        """Write every game's learner observation and legal mask into the given arrays
+        (for instance the rows of a rollout buffer: no copy)."""
+        K.observe_seats(self.states, self.seats, obs_out)
+        K.legal_mask(self._bufs, self._counts, masks_out)
 
     # --- internals ------------------------------------------------------------------------------
     def _state_arrays(self) -> list[np.ndarray]:
         return [*super()._state_arrays(), self.kinds, self._learner_steps]
 
-    def _info(self, i: int, truncated: bool) -> dict[str, Any]:
+    def _ask_bank(self, obs, masks, which, rows):
+        return self.bank(obs, masks, which) if rows is None else self.bank(obs, masks, which,
+                                                                           rows)
+
+    def _opponent_label(self, i: int) -> str:
+        """Whom the learner meets in game i: one opponent name, or ``mixed``."""
         kinds = [int(k) for p, k in enumerate(self.kinds[i, : self.num_players])
                  if p != self.seats[i]]
         names = {self.opponent_name(k) for k in kinds}
-        return {"terminal_observation": self._terminal[i].copy(),
-                "TimeLimit.truncated": truncated,
-                "opponent": names.pop() if len(names) == 1 else "mixed",
-                "won": bool(self._won[i]) and not truncated}
+        return names.pop() if len(names) == 1 else "mixed"
 
     def _restart(self, games: np.ndarray) -> None:
         """New games in ``games``, played until the learner decides (restarting any game the
@@ -208,6 +263,18 @@ class PoolVecEnv(MachuPicchuVecEnv):
             if waiting.size == 0:
                 return
             kinds = self.kinds[waiting, self.states[waiting, L.DECIDER]]
+            if self.bank is not None:  # every snapshot in one batched call
+                obs = np.empty((waiting.size, OBS_SIZE), dtype=np.float32)
+                K.observe_deciders(self.states[waiting], obs)
+                mask = np.zeros((waiting.size, NUM_ACTIONS), dtype=np.bool_)
+                K.legal_mask(self._bufs[waiting], self._counts[waiting], mask)
+                which = (kinds - O.FIRST_POLICY).astype(np.int64)
+                rows = self.states[waiting] if getattr(self.bank, "wants_states", False) else None
+                ask = functools.partial(self._ask_bank, which=which, rows=rows)
+                actions = self._policy_actions(ask, "the snapshot bank", waiting, obs, mask)
+                K.step_some(self.states, self._bufs, self._counts, waiting, actions)
+                games = waiting
+                continue
             for kind in np.unique(kinds):
                 g = waiting[kinds == kind]
                 obs = np.empty((g.size, OBS_SIZE), dtype=np.float32)

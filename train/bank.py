@@ -1,0 +1,99 @@
+"""Frozen opponents played in one batched forward pass: a ``PolicyBank``.
+
+During a training step the learner's games wait on many frozen policies at once (the run's
+snapshots, exploiters, a probed agent). Evaluating each in its own small batch costs one
+framework call per policy; the bank stacks the actors' weights into ``(K, in, out)`` tensors
+and evaluates every waiting game in one padded batched matrix product (``torch.baddbmm``), then
+masks the illegal actions and samples (Gumbel-max with the bank's seeded generator) or, for a
+deterministic member, takes the most probable legal action. Only the actor is evaluated.
+
+A bank is called as ``bank(obs, masks, which)``: ``which[k]`` is the member deciding row ``k``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+ILLEGAL = -1e8  # as sb3's MaskableCategorical
+
+
+class PolicyBank:
+    """Frozen actor networks (``PolicyNet`` s of one shape) evaluated together.
+
+    Args:
+        nets: the members, in order (``which`` indexes them).
+        deterministic: per member (or for all): play the most probable legal action instead of
+            sampling the masked policy.
+        seed: the sampling generator's seed.
+        precision: ``"fp32"`` or ``"bf16"`` (autocast) for the forward pass.
+    """
+
+    def __init__(self, nets: Sequence, deterministic: bool | Sequence[bool] = False,
+                 seed: int = 0, precision: str = "fp32") -> None:
+        import torch
+
+        if not nets:
+            raise ValueError("a policy bank needs at least one network")
+        shapes = {repr(n.config) for n in nets}
+        if len(shapes) != 1:
+            raise ValueError(f"the bank's networks differ in shape: {sorted(shapes)}")
+        self.config = nets[0].config
+        self.activation = {"tanh": torch.tanh, "relu": torch.relu}[self.config["activation"]]
+        layers = []
+        for j in range(len(self.config["pi"])):
+            layers.append(self._stack(nets, lambda n, j=j: n.mlp_extractor.policy_net[2 * j]))
+        layers.append(self._stack(nets, lambda n: n.action_net))
+        self.layers = layers
+        det = [deterministic] * len(nets) if isinstance(deterministic, bool) else deterministic
+        if len(det) != len(nets):
+            raise ValueError("give one deterministic flag per network")
+        self.deterministic = torch.tensor(list(det), dtype=torch.bool)
+        self.num_policies = len(nets)
+        self.generator = torch.Generator().manual_seed(int(seed))
+        self.precision = precision
+
+    @staticmethod
+    def _stack(nets, layer_of):
+        import torch
+
+        with torch.no_grad():
+            w = torch.stack([layer_of(n).weight.detach().float().t() for n in nets]).contiguous()
+            b = torch.stack([layer_of(n).bias.detach().float() for n in nets]).unsqueeze(1)
+        return w, b
+
+    def logits(self, obs: np.ndarray, which: np.ndarray):
+        """(rows, num_actions) float32 logits, row ``k`` by member ``which[k]``."""
+        import torch
+
+        rows = obs.shape[0]
+        order = np.argsort(which, kind="stable")
+        members, starts, sizes = np.unique(which[order], return_index=True, return_counts=True)
+        pos = np.arange(rows) - np.repeat(starts, sizes)
+        slot = np.repeat(np.arange(members.size), sizes)
+        x = torch.zeros((members.size, int(sizes.max()), obs.shape[1]))
+        x[slot, pos] = torch.from_numpy(obs[order])
+        m = torch.from_numpy(members)
+        with torch.no_grad(), torch.autocast("cpu", torch.bfloat16,
+                                             enabled=self.precision == "bf16"):
+            for j, (w, b) in enumerate(self.layers):
+                x = torch.baddbmm(b[m], x, w[m])
+                if j < len(self.layers) - 1:
+                    x = self.activation(x)
+        out = torch.empty((rows, x.shape[2]))
+        out[torch.from_numpy(order)] = x[slot, pos].float()
+        return out
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray, which: np.ndarray) -> np.ndarray:
+        import torch
+
+        which = np.asarray(which, dtype=np.int64)
+        logits = self.logits(np.asarray(obs, dtype=np.float32), which)
+        mask = torch.from_numpy(np.asarray(masks, dtype=np.bool_))
+        logits = torch.where(mask, logits, torch.tensor(ILLEGAL))
+        u = torch.rand(logits.shape, generator=self.generator).clamp_(1e-20, 1.0)
+        sampled = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
+        greedy = torch.argmax(logits, dim=1)
+        det = self.deterministic[torch.from_numpy(which)]
+        return torch.where(det, greedy, sampled).numpy()
