@@ -225,8 +225,21 @@ def train(
     eval_games: int = typer.Option(400, min=1, help="games per opponent per evaluation"),
     device: str = typer.Option("auto", help="torch device: auto (a GPU if there is one), "
                                "cpu, cuda..."),
+    precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast; CPUs with bfloat16 "
+                                  "arithmetic)"),
+    threads: int = typer.Option(0, min=0, help="torch threads (0: torch's default)"),
+    league: bool = typer.Option(False, help="league training: exploiters of the main agent "
+                                "join the pool (train/selfplay.py)"),
+    exploiter_every: int = typer.Option(2_000_000, min=1, help="league: main steps between "
+                                        "exploiters"),
+    exploiter_steps: int = typer.Option(500_000, min=1, help="league: training steps of "
+                                        "each exploiter"),
+    exploiter_share: float = typer.Option(0.5, help="league: the exploiters' share of the "
+                                          "self weight"),
+    max_exploiters: int = typer.Option(4, min=1, help="league: exploiters kept in the pool"),
 ) -> None:
-    """Self-play training (MaskablePPO) against an opponent pool; see train/selfplay.py."""
+    """Self-play or league training (masked PPO) against an opponent pool; see
+    train/selfplay.py."""
     try:
         from machu_env.train.selfplay import TrainConfig
         from machu_env.train.selfplay import train as run_training
@@ -242,6 +255,56 @@ def train(
     options["out"] = str(out)
     try:
         summary = run_training(TrainConfig(**options), resume=resume)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    console.print_json(json.dumps(summary))
+
+
+# --- exploit -------------------------------------------------------------------------------------
+@app.command()
+def exploit(
+    agent: str = typer.Option(..., help="the agent to probe (any agent name)"),
+    players: int = typer.Option(2, min=2, max=5, help="number of players"),
+    steps: int = typer.Option(1_500_000, min=1, help="exploiter training steps"),
+    seed: int = typer.Option(0, min=0, max=2**32 - 1, help="seeds the games and the learner"),
+    eval_games: int = typer.Option(1000, min=1, help="evaluation games after training"),
+    eval_every: int = typer.Option(0, min=0, help="also evaluate (400 games) every this many "
+                                   "steps (0: only at the end)"),
+    out: Path = typer.Option(None, help="folder for curve.csv/png, summary.json and the "
+                             "exploiter's agent file"),
+    precision: str = typer.Option("fp32", help="fp32 or bf16"),
+    threads: int = typer.Option(0, min=0, help="torch threads (0: torch's default)"),
+    n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
+    n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
+    batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
+    trust_pickle: bool = typer.Option(False, help="allow an sb3 .zip policy (runs pickled "
+                                      "code)"),
+) -> None:
+    """Exploitability probe: train an exploiter against AGENT alone, report its win share."""
+    try:
+        from machu_env.train.exploit import exploit as run_exploit
+        from machu_env.train.ppo import PPOSettings, bf16_supported
+    except ImportError as e:
+        raise typer.BadParameter(f"the probe needs the train extra ({e}): "
+                                 "pip install 'machu-env[train]'") from None
+    if out is not None:
+        output_folder(out, "--out")
+    if precision not in ("fp32", "bf16") or (precision == "bf16" and not bf16_supported()):
+        raise typer.BadParameter(f"precision must be fp32 or bf16 (bf16 only on CPUs with "
+                                 f"bfloat16 arithmetic), got {precision!r}",
+                                 param_hint="--precision")
+    if n_envs * n_steps % batch_size:
+        raise typer.BadParameter(f"batch_size ({batch_size}) must divide n_envs * n_steps "
+                                 f"({n_envs * n_steps})", param_hint="--batch-size")
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+    settings = PPOSettings(n_envs=n_envs, n_steps=n_steps, batch_size=batch_size,
+                           precision=precision)
+    try:
+        summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
+                              settings, trust_pickle=trust_pickle)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
     console.print_json(json.dumps(summary))

@@ -28,10 +28,12 @@ class PolicyBank:
             sampling the masked policy.
         seed: the sampling generator's seed.
         precision: ``"fp32"`` or ``"bf16"`` (autocast) for the forward pass.
+        names: a label per member (the training env reports whom the learner met).
     """
 
     def __init__(self, nets: Sequence, deterministic: bool | Sequence[bool] = False,
-                 seed: int = 0, precision: str = "fp32") -> None:
+                 seed: int = 0, precision: str = "fp32",
+                 names: Sequence[str] | None = None) -> None:
         import torch
 
         if not nets:
@@ -53,14 +55,18 @@ class PolicyBank:
         self.num_policies = len(nets)
         self.generator = torch.Generator().manual_seed(int(seed))
         self.precision = precision
+        self.names = list(names) if names is not None else ["self"] * len(nets)
+        if len(self.names) != len(nets):
+            raise ValueError("give one name per network")
 
     @staticmethod
     def _stack(nets, layer_of):
         import torch
 
         with torch.no_grad():
-            w = torch.stack([layer_of(n).weight.detach().float().t() for n in nets]).contiguous()
-            b = torch.stack([layer_of(n).bias.detach().float() for n in nets]).unsqueeze(1)
+            w = torch.stack([layer_of(n).weight.detach().float().cpu().t()
+                             for n in nets]).contiguous()
+            b = torch.stack([layer_of(n).bias.detach().float().cpu() for n in nets]).unsqueeze(1)
         return w, b
 
     def logits(self, obs: np.ndarray, which: np.ndarray):

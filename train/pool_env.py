@@ -117,15 +117,17 @@ class PoolVecEnv(MachuPicchuVecEnv):
         # waiting for its first snapshot (set_snapshots) before reset()
 
     # --- the pool -------------------------------------------------------------------------------
-    def set_snapshots(self, snapshots: Sequence[BatchPolicy] | Any) -> None:
+    def set_snapshots(self, snapshots: Sequence[BatchPolicy] | Any,
+                      weights: Sequence[float] | None = None) -> None:
         """Replace the frozen policies (used by games started from now on): a list of batched
         policies ``(observations, action_masks) -> actions``, or a bank (``bank.PolicyBank``:
         ``num_policies`` members called together as ``bank(obs, masks, which)``). On bad input
-        (something not callable, or a pool left empty) nothing changes."""
+        (something not callable, or a pool left empty) nothing changes. ``weights``: the
+        members' relative shares of the ``self`` weight (default: equal)."""
         if hasattr(snapshots, "num_policies"):
             if not callable(snapshots):
                 raise ValueError("a snapshot bank must be callable as bank(obs, masks, which)")
-            self._cum = self._cumulative(int(snapshots.num_policies))
+            self._cum = self._cumulative(int(snapshots.num_policies), weights)
             self.bank, self.snapshots = snapshots, []
             return
         snapshots = list(snapshots)
@@ -133,7 +135,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
             if not callable(policy):
                 raise ValueError(f"snapshot {k} is not callable: a snapshot is a batched policy "
                                  "(observations, action_masks) -> actions")
-        self._cum = self._cumulative(len(snapshots))
+        self._cum = self._cumulative(len(snapshots), weights)
         self.bank, self.snapshots = None, snapshots
 
     @property
@@ -146,11 +148,18 @@ class PoolVecEnv(MachuPicchuVecEnv):
         p = np.diff(np.concatenate([[0], self._cum])) / O.PROB_SCALE
         return dict(zip(names, p.tolist(), strict=True))
 
-    def _cumulative(self, k: int = 0) -> np.ndarray:
-        """Cumulative integer draw probabilities of the kinds, with ``k`` snapshots."""
+    def _cumulative(self, k: int = 0, shares: Sequence[float] | None = None) -> np.ndarray:
+        """Cumulative integer draw probabilities of the kinds, with ``k`` snapshots (sharing
+        the ``self`` weight by ``shares``, default equally)."""
         w = [self.pool.get(name, 0.0) for name in O.COMPILED_NAMES]
+        if shares is not None:
+            shares = [float(x) for x in shares]
+            if len(shares) != k or min(shares, default=0) < 0 or not sum(shares) > 0 \
+                    or not np.isfinite(sum(shares)):
+                raise ValueError(f"give {k} snapshot weights, each >= 0, with a positive sum")
         if k:
-            w += [self.pool.get("self", 0.0) / k] * k
+            share = np.asarray(shares if shares is not None else [1.0] * k, dtype=np.float64)
+            w += list(self.pool.get("self", 0.0) * share / share.sum())
         w = np.asarray(w, dtype=np.float64)
         if not self._drawable(k):
             raise ValueError("the opponent pool is empty: 'self' has weight but there are no "

@@ -1,6 +1,7 @@
-"""Self-play training: MaskablePPO on the batched ``PoolVecEnv`` against an opponent pool.
+"""Self-play training: masked PPO (``ppo.py``) on the batched ``PoolVecEnv`` against a pool.
 
     machu train --players 2 --timesteps 20000000 --seed 0 --out runs/selfplay_2p
+    machu train --league --players 2 --timesteps 20000000 --out runs/league_2p
 
 A run folder holds ``config.json``, ``history.csv`` (one row per evaluation), ``curve.png``
 (the learning curve), ``tb/`` (TensorBoard: ``tensorboard --logdir OUT/tb``), ``checkpoints/``
@@ -16,7 +17,19 @@ code.
 The opponent pool: each game draws, for every other seat, ``random``, ``builder``, ``gold`` or
 one of the frozen snapshots of the learner (``self``, shared equally among them), with the
 ``--pool`` weights. A snapshot of the learner joins the pool every ``--snapshot-every`` steps
-(the oldest leaves beyond ``--max-snapshots``); the initial policy is the first snapshot.
+(the oldest leaves beyond ``--max-snapshots``); the initial policy is the first snapshot. All
+snapshots are played in one batched forward pass (``bank.PolicyBank``).
+
+League training (``--league``, after the leagues of AlphaStar, scaled down): every
+``--exploiter-every`` steps the main agent's training pauses while an *exploiter* (warm-started
+from the main agent) trains for ``--exploiter-steps`` steps against the frozen current main
+agent only; it then joins the pool, where the exploiters share ``--exploiter-share`` of the
+``self`` weight (the snapshots the rest), the oldest leaving beyond ``--max-exploiters``. So the
+main agent keeps meeting the strategies that beat it. Each evaluation also plays the main agent
+against every pool member and writes ``league.json``: win shares and OpenSkill ratings.
+
+Speed settings: ``--precision bf16`` (autocast, where the CPU has bfloat16 arithmetic) and
+``--threads`` (torch's intra-op threads; 0 keeps torch's default).
 """
 
 from __future__ import annotations
@@ -35,8 +48,10 @@ from machu_env.agents import policy_file
 from machu_env.checks import check_int
 from machu_env.rewards import check_reward_mode
 
-from .evaluate import model_predict, win_share
+from .bank import PolicyBank
+from .evaluate import win_share
 from .pool_env import PoolVecEnv, parse_pool
+from .ppo import PPO, PRECISIONS, PPOSettings, bf16_supported, net_config, new_net
 
 EVAL_OPPONENTS = ("random", "builder", "gold")
 
@@ -69,21 +84,32 @@ class TrainConfig:
     eval_every: int = 500_000
     eval_games: int = 400
     device: str = "auto"
+    precision: str = "fp32"
+    threads: int = 0
+    league: bool = False
+    exploiter_every: int = 2_000_000
+    exploiter_steps: int = 500_000
+    exploiter_share: float = 0.5
+    max_exploiters: int = 4
 
     def check(self) -> None:
         """Clear errors for impossible settings (before anything is built)."""
         check_int("players", self.players, 2, 5)
         check_int("seed", self.seed, 0, 2**32 - 1)
         positive = ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
-                    "snapshot_every", "max_snapshots", "eval_every", "eval_games")
+                    "snapshot_every", "max_snapshots", "eval_every", "eval_games",
+                    "exploiter_every", "exploiter_steps", "max_exploiters")
         for name in positive:
             check_int(name, getattr(self, name), 1, None)
+        check_int("threads", self.threads, 0, 1024)
+        if not isinstance(self.league, bool):
+            raise ValueError(f"league must be true or false, got {self.league!r}")
         for name in ("learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef",
-                     "vf_coef"):
+                     "vf_coef", "exploiter_share"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not np.isfinite(v):
                 raise ValueError(f"{name} must be a finite number, got {v!r}")
-        for name in ("net_arch", "pool", "reward", "device", "out"):
+        for name in ("net_arch", "pool", "reward", "device", "out", "precision"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         if self.n_envs * self.n_steps % self.batch_size:
@@ -98,9 +124,19 @@ class TrainConfig:
         self.layers()
         parse_pool(self.pool)
         check_reward_mode(self.reward)
+        if not 0 <= self.exploiter_share <= 1:
+            raise ValueError(f"exploiter_share must be in [0, 1], got {self.exploiter_share}")
         if self.device not in ("auto", "cpu", "mps") and not self.device.startswith("cuda"):
             raise ValueError(f"device must be auto, cpu, cuda, cuda:<n> or mps, "
                              f"got {self.device!r}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, "
+                             f"got {self.precision!r}")
+
+    def settings(self) -> PPOSettings:
+        return PPOSettings(self.n_envs, self.n_steps, self.batch_size, self.n_epochs,
+                           self.learning_rate, self.gamma, self.gae_lambda, self.clip_range,
+                           self.ent_coef, self.vf_coef, precision=self.precision)
 
     def layers(self) -> list[int]:
         try:
@@ -127,8 +163,12 @@ class TrainConfig:
             if f.name not in data:
                 continue
             v, kind = data[f.name], type(f.default)
-            ok = (isinstance(v, kind) and not isinstance(v, bool) if kind is not float
-                  else isinstance(v, (int, float)) and not isinstance(v, bool))
+            if kind is bool:
+                ok = isinstance(v, bool)
+            elif kind is float:
+                ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+            else:
+                ok = isinstance(v, kind) and not isinstance(v, bool)
             if not ok:
                 raise ValueError(f"{path}: setting {f.name!r} must be a {kind.__name__}, got "
                                  f"{v!r}")
@@ -141,66 +181,22 @@ class TrainConfig:
         return config
 
 
-class FrozenPolicy:
-    """A frozen copy of the learner's policy as a batched opponent: samples its masked policy."""
-
-    def __init__(self, policy) -> None:
-        self.policy = copy.deepcopy(policy)
-        self.policy.optimizer = None
-        self.policy.set_training_mode(False)
-
-    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        import torch
-
-        with torch.no_grad():
-            obs_t = torch.as_tensor(obs, device=self.policy.device)
-            dist = self.policy.get_distribution(obs_t, action_masks=masks)
-            return dist.get_actions(deterministic=False).cpu().numpy()
-
-
-def _timed_env(env: PoolVecEnv) -> PoolVecEnv:
-    """Count the seconds spent in the simulator (steps, resets, masks, observations), apart
-    from the frozen snapshots' inference, which is policy work."""
-    env.sim_seconds = 0.0
-    env.snapshot_seconds = 0.0
-    for name in ("step_wait", "reset", "action_masks"):
-        inner = getattr(env, name)
-
-        def timed(*args, _inner=inner, **kwargs):
-            t0 = time.perf_counter()
-            before = env.snapshot_seconds
-            try:
-                return _inner(*args, **kwargs)
-            finally:
-                env.sim_seconds += time.perf_counter() - t0 - (env.snapshot_seconds - before)
-
-        setattr(env, name, timed)
-    return env
-
-
-def _timed_snapshot(env: PoolVecEnv, policy: FrozenPolicy):
-    def call(obs, masks):
-        t0 = time.perf_counter()
-        try:
-            return policy(obs, masks)
-        finally:
-            env.snapshot_seconds += time.perf_counter() - t0
-
-    return call
-
-
 class Trainer:
-    """One run: builds (or resumes) the model and the pool, trains, evaluates, saves."""
+    """One run: builds (or resumes) the learner and the pool, trains, evaluates, saves."""
 
     def __init__(self, config: TrainConfig, resume: bool = False, verbose: bool = True) -> None:
-        if resume:  # the run's own settings; only the total steps and the device may change
+        if resume:  # the run's own settings; only the total steps, device, threads may change
             saved_path = Path(config.out) / "config.json"
             if not saved_path.exists():
                 raise ValueError(f"nothing to resume: {saved_path} does not exist")
             saved = TrainConfig.load(saved_path)
             saved.timesteps, saved.device, saved.out = config.timesteps, config.device, config.out
+            saved.threads = config.threads
             config = saved
         config.check()
+        if config.precision == "bf16" and not bf16_supported():
+            raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 "
+                             "BF16 or AMX); this one has none: use fp32")
         self.config = c = config
         self.out = Path(c.out)
         if self.out.exists() and not self.out.is_dir():
@@ -209,44 +205,43 @@ class Trainer:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"cannot create the run folder {self.out}: {e.strerror}") from None
+        import torch
+
+        if c.threads:
+            torch.set_num_threads(c.threads)
+        self.device = torch.device("cuda" if c.device == "auto" and torch.cuda.is_available()
+                                   else "cpu" if c.device == "auto" else c.device)
         self.verbose = verbose
         self.history: list[dict[str, Any]] = []
-        self.snapshots: list[tuple[int, FrozenPolicy]] = []
-        self.env = _timed_env(PoolVecEnv(c.n_envs, c.players, seed=c.seed, pool=c.pool,
-                                         reward=c.reward))
+        self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)
+        self.exploiters: list[tuple[int, Any]] = []
+        self.league_table: list[dict[str, Any]] = []
+        self.env = PoolVecEnv(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward)
+        self.config_net = net_config(c.layers())
         if resume:
             self._resume()
         else:
             if (self.out / f"latest{policy_file.SUFFIX}").exists():
                 raise ValueError(f"{self.out} already holds a run; use --resume to continue it "
                                  "or choose another --out")
-            for stale in (self.out / "snapshots").glob(f"step_*{policy_file.SUFFIX}"):
-                stale.unlink()  # from an earlier run here that never reached a checkpoint
-            self.model = self._new_model()
+            for folder in ("snapshots", "exploiters"):
+                for stale in (self.out / folder).glob(f"step_*{policy_file.SUFFIX}"):
+                    stale.unlink()  # from an earlier run here that never reached a checkpoint
+            self.model = PPO(new_net(self.config_net, c.seed).to(self.device), c.settings(),
+                             seed=c.seed)
             self.add_snapshot()
-        self.out.mkdir(parents=True, exist_ok=True)
         (self.out / "config.json").write_text(json.dumps(asdict(c), indent=2))
         self.train_seconds = 0.0  # this session's training time (evaluations excluded)
+        self.exploiter_seconds = 0.0
         self._steps_this_session = 0
+        self._writer = None
 
     # --- building -------------------------------------------------------------------------------
-    def _new_model(self):
-        from sb3_contrib import MaskablePPO
-
-        c = self.config
-        layers = c.layers()
-        return MaskablePPO(
-            "MlpPolicy", self.env, n_steps=c.n_steps, batch_size=c.batch_size,
-            n_epochs=c.n_epochs, learning_rate=c.learning_rate, gamma=c.gamma,
-            gae_lambda=c.gae_lambda, clip_range=c.clip_range, ent_coef=c.ent_coef,
-            vf_coef=c.vf_coef, seed=c.seed, device=c.device, verbose=0,
-            tensorboard_log=str(self.out / "tb"),
-            policy_kwargs={"net_arch": {"pi": layers, "vf": layers}})
-
     def _resume(self) -> None:
-        """Rebuild the model from the run's data-only files (no unpickling)."""
+        """Rebuild the learner from the run's data-only files (no unpickling)."""
         import torch
 
+        c = self.config
         latest, opt_path, state_path = (self.out / f"latest{s}" for s in
                                         (policy_file.SUFFIX, "_optimizer.pt", ".json"))
         for path in (latest, opt_path, state_path):
@@ -257,69 +252,119 @@ class Trainer:
             steps, updates = int(state["num_timesteps"]), int(state["n_updates"])
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"{state_path}: not a run state ({e})") from None
-        self.model = self._new_model()
-        self._load_policy(self.model.policy, latest)
+        # new games and new draws, not a replay of the run's first ones (still a function of
+        # the seed and the step)
+        self.model = PPO(self._load_net(latest), c.settings(), seed=c.seed + steps)
         try:
-            optimizer = torch.load(opt_path, map_location=self.model.device, weights_only=True)
-            self.model.policy.optimizer.load_state_dict(optimizer)
+            optimizer = torch.load(opt_path, map_location=self.device, weights_only=True)
+            self.model.optimizer.load_state_dict(optimizer)
         except Exception as e:  # torch refuses anything but tensors and plain containers
             raise ValueError(f"{opt_path}: not an optimizer state of this run ({e})") from None
-        self.model.num_timesteps, self.model._n_updates = steps, updates
-        # new games, not a replay of the run's first ones (still a function of seed and step)
-        self.env.seed(self.config.seed + steps)
-        for path in sorted((self.out / "snapshots").glob(f"step_*{policy_file.SUFFIX}"),
-                           key=lambda p: int(p.stem.split("_")[1])):
-            frozen = FrozenPolicy(self.model.policy)
-            self._load_policy(frozen.policy, path)
-            self.snapshots.append((int(path.stem.split("_")[1]), frozen))
-        self._install_snapshots()
+        self.model.num_timesteps, self.model.n_updates = steps, updates
+        self.env.seed(c.seed + steps)
+        for folder, target in (("snapshots", self.snapshots), ("exploiters", self.exploiters)):
+            for path in sorted((self.out / folder).glob(f"step_*{policy_file.SUFFIX}"),
+                               key=lambda p: int(p.stem.split("_")[1])):
+                target.append((int(path.stem.split("_")[1]), self._load_net(path)))
+        self._install_pool()
         history = self.out / "history.csv"
         if history.exists():
             with history.open() as f:
                 self.history = [{k: int(v) if k == "timesteps" else float(v)
                                  for k, v in row.items()} for row in csv.DictReader(f)]
 
-    def _load_policy(self, policy, path: Path) -> None:
-        """Load an agent file's weights into an sb3 policy of this run's shape."""
+    def _load_net(self, path: Path):
+        """An agent file of this run's network shape, as a trainable ``PolicyNet``."""
         tensors, config, _ = policy_file.parse(policy_file.read_bytes(path), str(path))
-        if config != policy_file.sb3_config(policy):
+        if config != self.config_net:
             raise ValueError(f"{path}: its network ({config}) is not this run's "
                              f"(--net-arch {self.config.net_arch})")
-        policy.load_state_dict({k: v.to(policy.device) for k, v in tensors.items()})
+        net = new_net(config, 0)
+        net.load_state_dict(tensors)
+        return net.to(self.device)
 
     def _info(self) -> dict[str, Any]:
         c = self.config
         return {"players": c.players, "num_timesteps": int(self.model.num_timesteps),
-                "algorithm": "MaskablePPO (sb3-contrib)", "reward": c.reward,
-                "run": str(self.out)}
+                "algorithm": "masked PPO (machu_env.train.ppo)", "reward": c.reward,
+                "league": c.league, "run": str(self.out)}
+
+    def _frozen(self):
+        net = copy.deepcopy(self.model.net).cpu()
+        net.eval()
+        return net
 
     def add_snapshot(self) -> None:
         """Freeze the learner's current policy into the pool (and save it)."""
         step = int(self.model.num_timesteps)
-        frozen = FrozenPolicy(self.model.policy)
+        frozen = self._frozen()
         self.snapshots.append((step, frozen))
         folder = self.out / "snapshots"
-        policy_file.save_sb3_policy(folder / f"step_{step}{policy_file.SUFFIX}", frozen.policy,
-                                    self._info())
+        policy_file.save(folder / f"step_{step}{policy_file.SUFFIX}", frozen.state_dict(),
+                         self.config_net, self._info())
         while len(self.snapshots) > self.config.max_snapshots:
             old, _ = self.snapshots.pop(0)
             (folder / f"step_{old}{policy_file.SUFFIX}").unlink(missing_ok=True)
-        self._install_snapshots()
+        self._install_pool()
 
-    def _install_snapshots(self) -> None:
-        self.env.set_snapshots([_timed_snapshot(self.env, f) for _, f in self.snapshots])
+    def add_exploiter(self) -> None:
+        """League: train an exploiter against the frozen main agent; it joins the pool."""
+        from .exploit import train_against
+
+        c = self.config
+        step = int(self.model.num_timesteps)
+        t0 = time.perf_counter()
+        main = self._frozen()
+        run = train_against(PolicyBank([main], seed=c.seed + step, precision=c.precision,
+                                       names=["main"]),
+                            players=c.players, steps=c.exploiter_steps,
+                            seed=c.seed + step + 1, warm_start=main, settings=c.settings(),
+                            reward=c.reward, device=self.device)
+        net = run.model.net.cpu().eval()
+        self.exploiters.append((step, net))
+        folder = self.out / "exploiters"
+        info = {**self._info(), "exploiter_of": step, "exploiter_steps": c.exploiter_steps,
+                "rollout_win_share": run.last_win_share}
+        policy_file.save(folder / f"step_{step}{policy_file.SUFFIX}", net.state_dict(),
+                         self.config_net, info)
+        while len(self.exploiters) > c.max_exploiters:
+            old, _ = self.exploiters.pop(0)
+            (folder / f"step_{old}{policy_file.SUFFIX}").unlink(missing_ok=True)
+        self._install_pool()
+        self.exploiter_seconds += time.perf_counter() - t0
+        if self.verbose:
+            print(f"{step:>12,} steps  exploiter trained ({c.exploiter_steps:,} steps): "
+                  f"{run.last_win_share:.1%} of its last rollout's games won", flush=True)
+
+    def _install_pool(self) -> None:
+        """The snapshots (and exploiters) as one bank; exploiters share ``exploiter_share``
+        of the ``self`` weight."""
+        c = self.config
+        nets = [n for _, n in self.snapshots] + [n for _, n in self.exploiters]
+        names = ["self"] * len(self.snapshots) + ["exploiter"] * len(self.exploiters)
+        weights = [1.0] * len(nets)
+        if self.exploiters:
+            share = c.exploiter_share
+            weights = ([(1 - share) / len(self.snapshots)] * len(self.snapshots)
+                       + [share / len(self.exploiters)] * len(self.exploiters))
+        bank = PolicyBank(nets, seed=c.seed + int(self.model.num_timesteps) + 7,
+                          precision=c.precision, names=names)
+        self.env.set_snapshots(bank, weights=weights)
 
     # --- evaluating and saving ------------------------------------------------------------------
     def evaluate(self) -> dict[str, Any]:
-        """Win share against each heuristic; appended to the history, the CSV and the curve."""
+        """Win share against each heuristic (and, in a league, each pool member); appended to
+        the history, the CSV and the curve."""
         c = self.config
         t0 = time.perf_counter()
         row: dict[str, Any] = {"timesteps": int(self.model.num_timesteps)}
-        predict = model_predict(self.model)
+        predict = self.model.predict
         for k, name in enumerate(EVAL_OPPONENTS):
             row[f"win_vs_{name}"] = win_share(predict, name, c.eval_games, c.players,
                                               seed=1_000_003 * (k + 1))
         row["train_seconds"] = round(self.train_seconds, 2)
+        if c.league:
+            self._evaluate_league(row)
         row["eval_seconds"] = round(time.perf_counter() - t0, 2)
         self.history.append(row)
         self._write_history()
@@ -329,9 +374,30 @@ class Trainer:
                 f"vs {n} {row[f'win_vs_{n}']:.1%}" for n in EVAL_OPPONENTS), flush=True)
         return row
 
+    def _evaluate_league(self, row: dict[str, Any]) -> None:
+        """The main agent against every pool member (both deterministic), and a ratings table
+        (``league.json``)."""
+        from .league import league_table
+
+        c = self.config
+        members = {name: row[f"win_vs_{name}"] for name in EVAL_OPPONENTS}
+        for label, entries in (("snapshot", self.snapshots), ("exploiter", self.exploiters)):
+            for step, net in entries:
+                bank = PolicyBank([net], deterministic=True, names=[f"{label}:{step}"])
+                members[f"{label}:{step}"] = win_share(self.model.predict, bank, c.eval_games,
+                                                       c.players, seed=7_000_003 + step)
+        table = league_table(members, c.eval_games, c.players)
+        (self.out / "league.json").write_text(json.dumps(
+            {"timesteps": row["timesteps"], "games_per_member": c.eval_games,
+             "table": table}, indent=2))
+        worst = min(v for k, v in members.items() if k.startswith("exploiter")) \
+            if self.exploiters else None
+        row["win_vs_worst_exploiter"] = worst if worst is not None else float("nan")
+
     def _write_history(self) -> None:
+        fields_ = list(dict.fromkeys(k for r in self.history for k in r))
         with (self.out / "history.csv").open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(self.history[0]))
+            writer = csv.DictWriter(f, fieldnames=fields_)
             writer.writeheader()
             writer.writerows(self.history)
 
@@ -344,12 +410,14 @@ class Trainer:
 
         steps = [r["timesteps"] for r in self.history]
         fig, ax = plt.subplots(figsize=(7, 4))
-        for name in EVAL_OPPONENTS:
-            ax.plot(steps, [r[f"win_vs_{name}"] for r in self.history], marker="o", ms=3,
-                    label=f"vs {name}")
+        for name in (*EVAL_OPPONENTS, "worst_exploiter"):
+            if any(f"win_vs_{name}" in r for r in self.history):
+                ax.plot(steps, [r.get(f"win_vs_{name}", float("nan")) for r in self.history],
+                        marker="o", ms=3, label=f"vs {name.replace('_', ' ')}")
         ax.axhline(1 / self.config.players, color="grey", lw=0.8, ls="--", label="break-even")
+        kind = "league" if self.config.league else "self-play"
         ax.set(xlabel="training steps (learner decisions)", ylabel="win share", ylim=(0, 1),
-               title=f"MaskablePPO self-play, {self.config.players} players, "
+               title=f"masked PPO {kind}, {self.config.players} players, "
                      f"{self.config.eval_games} games per point")
         ax.legend(loc="lower right")
         ax.grid(alpha=0.3)
@@ -366,27 +434,70 @@ class Trainer:
         step = int(self.model.num_timesteps)
         info = self._info()
         s = policy_file.SUFFIX
-        policy = self.model.policy
-        policy_file.save_sb3_policy(self.out / "checkpoints" / f"step_{step}{s}", policy, info)
-        policy_file.save_sb3_policy(self.out / f"latest{s}", policy, info)
-        torch.save(policy.optimizer.state_dict(), self.out / "latest_optimizer.pt")
+        weights = self.model.net.state_dict()
+        policy_file.save(self.out / "checkpoints" / f"step_{step}{s}", weights, self.config_net,
+                         info)
+        policy_file.save(self.out / f"latest{s}", weights, self.config_net, info)
+        torch.save(self.model.optimizer.state_dict(), self.out / "latest_optimizer.pt")
         (self.out / "latest.json").write_text(json.dumps(
-            {"num_timesteps": step, "n_updates": int(self.model._n_updates)}))
+            {"num_timesteps": step, "n_updates": int(self.model.n_updates)}))
         if best:
-            policy_file.save_sb3_policy(self.out / f"best{s}", policy, info)
+            policy_file.save(self.out / f"best{s}", weights, self.config_net, info)
 
     # --- the run --------------------------------------------------------------------------------
+    def _log(self, values: dict[str, float]) -> None:
+        if self._writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._writer = SummaryWriter(str(self.out / "tb"))
+        for k, v in values.items():
+            self._writer.add_scalar(k, v, int(self.model.num_timesteps))
+
     def run(self) -> dict[str, Any]:
         """Train up to ``timesteps`` steps in total; returns the summary (also saved)."""
-        c = self.config
-        remaining = c.timesteps - int(self.model.num_timesteps)
+        c, m = self.config, self.model
         if not self.history:
             self.evaluate()
-        if remaining > 0:
-            self.model.learn(total_timesteps=remaining, callback=_Callback(self),
-                             reset_num_timesteps=False, tb_log_name="ppo")
-        if self.history[-1]["timesteps"] != self.model.num_timesteps:
+        next_eval = (m.num_timesteps // c.eval_every + 1) * c.eval_every
+        next_snapshot = (m.num_timesteps // c.snapshot_every + 1) * c.snapshot_every
+        next_exploiter = (m.num_timesteps // c.exploiter_every + 1) * c.exploiter_every
+        start_steps = m.num_timesteps
+        results: dict[str, list[int]] = {}
+
+        def on_episodes(r) -> None:
+            for won, name in zip(r.won, r.opponents, strict=False):
+                entry = results.setdefault(name, [0, 0])
+                entry[0] += int(won)
+                entry[1] += 1
+
+        if m.num_timesteps < c.timesteps:
+            self.env.reset()
+            m.start(self.env)
+        while m.num_timesteps < c.timesteps:
+            t0 = time.perf_counter()
+            m.collect(self.env, on_episodes)
+            losses = m.update()
+            self.train_seconds += time.perf_counter() - t0
+            self._steps_this_session = m.num_timesteps - start_steps
+            self._log({**{f"rollout/win_vs_{k}": w / n for k, (w, n) in results.items()},
+                       **{f"train/{k}": v for k, v in losses.items()},
+                       "time/env_steps_per_second": self._steps_this_session
+                       / self.train_seconds,
+                       "time/simulator_share": m.seconds["simulator"] / self.train_seconds})
+            results.clear()
+            if m.num_timesteps >= next_snapshot:
+                self.add_snapshot()
+                next_snapshot += c.snapshot_every
+            if c.league and m.num_timesteps >= next_exploiter and m.num_timesteps < c.timesteps:
+                self.add_exploiter()
+                next_exploiter += c.exploiter_every
+            if m.num_timesteps >= next_eval:
+                self._checkpoint()
+                next_eval += c.eval_every
+        if self.history[-1]["timesteps"] != m.num_timesteps:
             self._checkpoint()
+        if self._writer is not None:
+            self._writer.close()
         summary = self.summary()
         (self.out / "summary.json").write_text(json.dumps(summary, indent=2))
         return summary
@@ -395,98 +506,34 @@ class Trainer:
         row = self.evaluate()
         best = max(r["win_vs_gold"] for r in self.history) == row["win_vs_gold"]
         self.save(best)
+        self._log({f"eval/{k}": v for k, v in row.items() if k.startswith("win_vs")})
 
     def summary(self) -> dict[str, Any]:
-        env = self.env
-        steps = int(self.model.num_timesteps)
+        m = self.model
+        steps = int(m.num_timesteps)
         last = self.history[-1]
+        secs = self.train_seconds
         return {
             "timesteps": steps,
-            "train_seconds": round(self.train_seconds, 1),
-            "steps_per_second": round(self._steps_this_session / self.train_seconds, 1)
-            if self.train_seconds else None,
-            "simulator_seconds": round(env.sim_seconds, 1),
-            "simulator_share": round(env.sim_seconds / self.train_seconds, 4)
-            if self.train_seconds else None,
-            "snapshot_inference_seconds": round(env.snapshot_seconds, 1),
-            "device": str(self.model.device),
+            "train_seconds": round(secs, 1),
+            "steps_per_second": round(self._steps_this_session / secs, 1) if secs else None,
+            "simulator_seconds": round(m.seconds["simulator"], 1),
+            "simulator_share": round(m.seconds["simulator"] / secs, 4) if secs else None,
+            "rollout_policy_seconds": round(m.seconds["rollout_policy"], 1),
+            "update_seconds": round(m.seconds["update"], 1),
+            "exploiter_seconds": round(self.exploiter_seconds, 1),
+            "device": str(self.device),
+            "precision": self.config.precision,
+            "torch_threads": _torch_threads(),
             "final_eval": last,
             "best_win_vs_gold": max(r["win_vs_gold"] for r in self.history),
         }
 
 
-def _callback_base():
-    from stable_baselines3.common.callbacks import BaseCallback
+def _torch_threads() -> int:
+    import torch
 
-    return BaseCallback
-
-
-class _Callback(_callback_base()):
-    """Per-opponent win shares of the rollouts, snapshots, evaluations, checkpoints, timing.
-
-    A snapshot is taken at the end of a rollout (the policy that collected it, as it was);
-    evaluations and checkpoints at the start of the next rollout, after the update, so that a
-    checkpoint holds everything learnt from the steps it is named after. Their time is not
-    counted as training time."""
-
-    def __init__(self, trainer: Trainer) -> None:
-        super().__init__()
-        self.trainer = trainer
-        self.results: dict[str, list[int]] = {}
-        self._start_steps = 0
-        self._t0 = 0.0
-        self._paused = 0.0
-
-    def _on_training_start(self) -> None:
-        self._start_steps = self.num_timesteps
-        c = self.trainer.config
-        self._next_eval = (self.num_timesteps // c.eval_every + 1) * c.eval_every
-        self._next_snapshot = (self.num_timesteps // c.snapshot_every + 1) * c.snapshot_every
-        self._base = self.trainer.train_seconds
-        self._t0 = time.perf_counter()
-
-    def _clock(self) -> None:
-        t = self.trainer
-        t.train_seconds = self._base + time.perf_counter() - self._t0 - self._paused
-        t._steps_this_session = self.num_timesteps - self._start_steps
-
-    def _on_step(self) -> bool:
-        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
-            if done:
-                won = self.results.setdefault(info["opponent"], [0, 0])
-                won[0] += info["won"]
-                won[1] += 1
-        return True
-
-    def _on_rollout_end(self) -> None:
-        t = self.trainer
-        for name, (won, played) in self.results.items():
-            self.logger.record(f"rollout/win_vs_{name}", won / played)
-        self.results.clear()
-        self._clock()
-        if t.train_seconds:
-            self.logger.record("time/env_steps_per_second",
-                               t._steps_this_session / t.train_seconds)
-            self.logger.record("time/simulator_share", t.env.sim_seconds / t.train_seconds)
-        if self.num_timesteps >= self._next_snapshot:
-            pause = time.perf_counter()
-            t.add_snapshot()
-            self._next_snapshot += t.config.snapshot_every
-            self._paused += time.perf_counter() - pause
-
-    def _on_rollout_start(self) -> None:
-        t = self.trainer
-        if self.num_timesteps >= self._next_eval:
-            self._clock()
-            pause = time.perf_counter()
-            t._checkpoint()
-            for name in EVAL_OPPONENTS:
-                self.logger.record(f"eval/win_vs_{name}", t.history[-1][f"win_vs_{name}"])
-            self._next_eval += t.config.eval_every
-            self._paused += time.perf_counter() - pause
-
-    def _on_training_end(self) -> None:
-        self._clock()
+    return torch.get_num_threads()
 
 
 def train(config: TrainConfig, resume: bool = False, verbose: bool = True) -> dict[str, Any]:
