@@ -2,10 +2,12 @@
 
 During a training step the learner's games wait on many frozen policies at once (the run's
 snapshots, exploiters, a probed agent). Evaluating each in its own small batch costs one
-framework call per policy; the bank stacks the actors' weights into ``(K, in, out)`` tensors
-and evaluates every waiting game in one padded batched matrix product (``torch.baddbmm``), then
-masks the illegal actions and samples (Gumbel-max with the bank's seeded generator) or, for a
-deterministic member, takes the most probable legal action. Only the actor is evaluated.
+round trip through the env per policy (observations, masks, checks); the bank answers every
+waiting game in one call: it stacks the actors' weights into ``(K, in, out)`` tensors, runs
+one chain of matrix products per member present, masks the illegal actions and samples
+(Gumbel-max with the bank's seeded generator) or, for a deterministic member, takes the most
+probable legal action. Only the actor is evaluated, in float32 (small batches gain nothing
+from bfloat16).
 
 A bank is called as ``bank(obs, masks, which)``: ``which[k]`` is the member deciding row ``k``.
 """
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 ILLEGAL = -1e8  # as sb3's MaskableCategorical
+BROADCAST_ROWS = 384  # rows x members up to which every member evaluates every row
 
 
 class PolicyBank:
@@ -27,7 +30,7 @@ class PolicyBank:
         deterministic: per member (or for all): play the most probable legal action instead of
             sampling the masked policy.
         seed: the sampling generator's seed.
-        precision: ``"fp32"`` or ``"bf16"`` (autocast) for the forward pass.
+        precision: accepted for symmetry with the learner; the bank computes in float32.
         names: a label per member (the training env reports whom the learner met).
     """
 
@@ -70,25 +73,35 @@ class PolicyBank:
         return w, b
 
     def logits(self, obs: np.ndarray, which: np.ndarray):
-        """(rows, num_actions) float32 logits, row ``k`` by member ``which[k]``."""
+        """(rows, num_actions) float32 logits, row ``k`` by member ``which[k]``. Few rows:
+        every member computes every row in one batched chain (``baddbmm``; fewest framework
+        calls); more rows: one chain of matrix products per member present."""
         import torch
 
-        rows = obs.shape[0]
-        order = np.argsort(which, kind="stable")
-        members, starts, sizes = np.unique(which[order], return_index=True, return_counts=True)
-        pos = np.arange(rows) - np.repeat(starts, sizes)
-        slot = np.repeat(np.arange(members.size), sizes)
-        x = torch.zeros((members.size, int(sizes.max()), obs.shape[1]))
-        x[slot, pos] = torch.from_numpy(obs[order])
-        m = torch.from_numpy(members)
-        with torch.no_grad(), torch.autocast("cpu", torch.bfloat16,
-                                             enabled=self.precision == "bf16"):
-            for j, (w, b) in enumerate(self.layers):
-                x = torch.baddbmm(b[m], x, w[m])
-                if j < len(self.layers) - 1:
-                    x = self.activation(x)
-        out = torch.empty((rows, x.shape[2]))
-        out[torch.from_numpy(order)] = x[slot, pos].float()
+        x_all = torch.from_numpy(obs)
+        if obs.shape[0] * self.num_policies <= BROADCAST_ROWS:  # few rows: every member on
+            x = x_all.expand(self.num_policies, -1, -1)  # every row, in one batched chain
+            with torch.no_grad():
+                for j, (w, b) in enumerate(self.layers):
+                    x = torch.baddbmm(b, x, w)
+                    if j < len(self.layers) - 1:
+                        x = self.activation(x)
+            return x[torch.from_numpy(which), torch.arange(obs.shape[0])]
+        present = np.flatnonzero(np.bincount(which, minlength=self.num_policies))
+        out = None
+        with torch.no_grad():
+            for k in present:
+                rows = None if present.size == 1 else torch.from_numpy(np.flatnonzero(which == k))
+                x = x_all if rows is None else x_all.index_select(0, rows)
+                for j, (w, b) in enumerate(self.layers):
+                    x = torch.addmm(b[k, 0], x, w[k])
+                    if j < len(self.layers) - 1:
+                        x = self.activation(x)
+                if rows is None:
+                    return x
+                if out is None:
+                    out = torch.empty((obs.shape[0], x.shape[1]))
+                out.index_copy_(0, rows, x)
         return out
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray, which: np.ndarray) -> np.ndarray:
