@@ -333,8 +333,10 @@ class Trainer:
         self._install_pool()
         self.exploiter_seconds += time.perf_counter() - t0
         if self.verbose:
-            print(f"{step:>12,} steps  exploiter trained ({c.exploiter_steps:,} steps): "
-                  f"{run.last_win_share:.1%} of its last rollout's games won", flush=True)
+            games = run.curve[-1]["rollout_games"] if run.curve else 0
+            print(f"{step:>12,} steps  exploiter trained ({c.exploiter_steps:,} steps): won "
+                  f"{run.last_win_share:.1%} of the {games} games of its last rollout",
+                  flush=True)
 
     def _install_pool(self) -> None:
         """The snapshots (and exploiters) as one bank; exploiters share ``exploiter_share``

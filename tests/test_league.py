@@ -1,0 +1,194 @@
+"""The faster trainer's parts: the policy bank, masked PPO, league training, the exploit probe."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from machu_env.cli import app  # noqa: E402
+from machu_env.train.bank import PolicyBank  # noqa: E402
+from machu_env.train.evaluate import game_results  # noqa: E402
+from machu_env.train.exploit import AgentBank, exploit, opponent_for  # noqa: E402
+from machu_env.train.pool_env import PoolVecEnv  # noqa: E402
+from machu_env.train.ppo import PPO, PPOSettings, masked_logits, net_config, new_net  # noqa: E402
+from machu_env.train.selfplay import TrainConfig, train  # noqa: E402
+
+SMALL = PPOSettings(n_envs=16, n_steps=32, batch_size=256, n_epochs=2)
+
+
+def _nets(k: int, width: int = 32):
+    return [new_net(net_config([width, width]), seed).eval() for seed in range(k)]
+
+
+@pytest.mark.parametrize("rows", [5, 40, 200])
+def test_the_bank_computes_each_members_own_policy(rows):
+    """Row k gets exactly member which[k]'s logits, on both paths (broadcast and grouped);
+    deterministic members play their most probable legal action."""
+    nets = _nets(3)
+    for net in nets:  # non-trivial action heads
+        torch.nn.init.normal_(net.action_net.weight)
+    rng = np.random.default_rng(rows)
+    obs = rng.random((rows, 377), dtype=np.float32)
+    which = rng.integers(0, 3, rows)
+    masks = rng.random((rows, 157)) < 0.2
+    masks[:, 3] = True
+    bank = PolicyBank(nets, deterministic=True, seed=0)
+    logits = bank.logits(obs, which)
+    for k in range(rows):
+        with torch.no_grad():
+            own = nets[which[k]](torch.from_numpy(obs[k : k + 1]))[0][0]
+        assert torch.allclose(logits[k], own, atol=1e-5)
+    actions = bank(obs, masks, which)
+    expected = masked_logits(logits, torch.from_numpy(masks)).argmax(1).numpy()
+    assert (actions == expected).all() and masks[np.arange(rows), actions].all()
+
+
+def test_bank_sampling_follows_the_masked_policy():
+    net = _nets(1, 8)[0]
+    with torch.no_grad():
+        net.action_net.weight.zero_()
+        net.action_net.bias.zero_()
+        net.action_net.bias[5] = float(np.log(3.0))
+    bank = PolicyBank([net], seed=1)
+    masks = np.zeros((4000, 157), dtype=bool)
+    masks[:, [2, 5]] = True
+    a = bank(np.zeros((4000, 377), np.float32), masks, np.zeros(4000, np.int64))
+    assert set(a.tolist()) == {2, 5}
+    assert abs((a == 5).mean() - 0.75) < 0.03  # softmax of (0, log 3)
+    with pytest.raises(ValueError, match="differ in shape"):
+        PolicyBank([net, _nets(1, 16)[0]])
+
+
+def test_bank_snapshots_play_in_the_pool_env_with_weights():
+    env = PoolVecEnv(32, 3, seed=2, pool="self:1")
+    env.set_snapshots(PolicyBank(_nets(2), names=["self", "exploiter"]), weights=[0.0, 1.0])
+    assert env.probabilities()["snapshot:0"] == 0.0
+    env.reset()
+    labels = set()
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        masks = env.action_masks()
+        r = env.advance(np.argmax(masks * rng.random(masks.shape), axis=1).astype(np.int32))
+        labels.update(r.opponents)
+    assert labels == {"exploiter"}
+    with pytest.raises(ValueError, match="snapshot weights"):
+        env.set_snapshots(PolicyBank(_nets(2)), weights=[1.0])
+
+
+def test_ppo_learns_to_beat_random_play():
+    """A short run of the masked PPO against random opponents raises the win share of its
+    deterministic policy well above the 50 % of random play."""
+    net = new_net(net_config([64, 64]), 0)
+    settings = PPOSettings(n_envs=64, n_steps=64, batch_size=1024, n_epochs=4)
+    model = PPO(net, settings, seed=0)
+    env = PoolVecEnv(64, 2, seed=0, pool="random:1")
+    env.reset()
+    model.start(env)
+    before = game_results(model.predict, "random", 300, seed=5).mean()
+    while model.num_timesteps < 120_000:
+        model.collect(env)
+        stats = model.update()
+    after = game_results(model.predict, "random", 300, seed=5).mean()
+    assert np.isfinite(list(stats.values())).all()
+    assert after > max(0.7, before + 0.15), (before, after)
+
+
+def test_ppo_advantages_stop_at_game_boundaries():
+    model = PPO(new_net(net_config([8]), 0), PPOSettings(n_envs=1, n_steps=3), seed=0)
+    B = model.buffer
+    B.rewards[:, 0] = torch.tensor([0.0, 1.0, 0.0])
+    B.values[:, 0] = torch.tensor([0.5, 0.5, 0.5, 0.5])
+    B.starts[:, 0] = torch.tensor([1.0, 0.0, 1.0, 0.0])  # the game ends after step 1
+    adv, returns = model.advantages()
+    g, lam = model.s.gamma, model.s.gae_lambda
+    assert adv[1, 0] == pytest.approx(1.0 - 0.5)  # no bootstrap across the restart
+    assert adv[0, 0] == pytest.approx((g * 0.5 - 0.5) + g * lam * 0.5)
+    assert adv[2, 0] == pytest.approx(g * 0.5 - 0.5)
+    assert torch.allclose(returns, adv + B.values[:-1])
+
+
+def test_bf16_is_refused_clearly_where_the_cpu_lacks_it(monkeypatch):
+    from machu_env.train import ppo
+
+    monkeypatch.setattr(ppo, "bf16_supported", lambda: False)
+    with pytest.raises(ValueError, match="bfloat16"):
+        PPO(new_net(net_config([8]), 0), PPOSettings(precision="bf16"))
+    with pytest.raises(ValueError, match="precision"):
+        PPO(new_net(net_config([8]), 0), PPOSettings(precision="fp8"))
+
+
+def test_league_run_trains_exploiters_and_writes_a_ratings_table(tmp_path):
+    out = tmp_path / "league"
+    config = TrainConfig(players=2, timesteps=2048, seed=1, out=str(out), n_envs=16, n_steps=32,
+                         batch_size=256, n_epochs=1, net_arch="16,16", eval_every=1024,
+                         eval_games=16, snapshot_every=1024, max_snapshots=2, league=True,
+                         exploiter_every=1024, exploiter_steps=512, max_exploiters=1,
+                         device="cpu", threads=1)
+    summary = train(config, verbose=False)
+    assert summary["timesteps"] == 2048 and summary["exploiter_seconds"] >= 0
+    assert summary["torch_threads"] == 1
+    exploiters = sorted(p.name for p in (out / "exploiters").iterdir())
+    assert exploiters == ["step_1024.safetensors"]  # one kept (the run ends at 2048)
+    table = json.loads((out / "league.json").read_text())["table"]
+    members = {row["member"] for row in table}
+    assert {"main", "random", "builder", "gold", "exploiter:1024"} <= members
+    assert any(m.startswith("snapshot:") for m in members)
+    for row in table:
+        if row["member"] != "main":
+            lo, hi = row["ci95"]
+            assert lo <= row["main_win_share"] <= hi
+    ordinals = [row["ordinal"] for row in table]
+    assert ordinals == sorted(ordinals, reverse=True)
+
+
+def test_exploit_probe_trains_and_reports_for_any_agent(tmp_path):
+    summary = exploit("gold", players=2, steps=1024, seed=0, out=tmp_path / "gold",
+                      eval_games=40, settings=SMALL, verbose=False)
+    assert summary["agent"] == "gold" and not summary["warm_start"]
+    lo, hi = summary["ci95"]
+    assert 0 <= lo <= summary["exploiter_win_share"] <= hi <= 1
+    for name in ("curve.csv", "curve.png", "summary.json", "exploiter.safetensors"):
+        assert (tmp_path / "gold" / name).is_file()
+    # a trained agent is played by a bank, deterministically, and warm-starts the exploiter
+    pool, bank, net = opponent_for("ppo-2p", 2)
+    assert pool == "self:1" and bank.deterministic.all() and net is not None
+    s = exploit("ppo-2p", players=2, steps=512, eval_games=20,
+                settings=PPOSettings(n_envs=16, n_steps=32, batch_size=512, n_epochs=1),
+                verbose=False)
+    assert s["warm_start"] and s["steps"] == 512
+    # any other agent is asked one decision at a time through Game
+    _, bank, _ = opponent_for("mcts", 2)
+    assert isinstance(bank, AgentBank)
+    with pytest.raises(ValueError, match="unknown agent"):
+        opponent_for("chess", 2)
+
+
+def test_an_exploiter_of_a_deterministic_agent_is_evaluated_without_sampling():
+    """The evaluation is deterministic on both sides: the same seeds give the same results."""
+    _, bank, _ = opponent_for("ppo-2p", 2)
+    first = _nets(1, 256)[0]
+    predict = PPO(first, PPOSettings(n_envs=4, n_steps=4, batch_size=16)).predict
+    a = game_results(predict, bank, 30, 2, seed=3)
+    b = game_results(predict, bank, 30, 2, seed=3)
+    assert (a == b).all()
+
+
+def test_machu_exploit_reports_bad_input_in_one_line(tmp_path):
+    runner = CliRunner()
+    r = runner.invoke(app, ["exploit", "--agent", "chess", "--steps", "10"])
+    assert r.exit_code != 0 and "unknown agent" in r.output
+    r = runner.invoke(app, ["exploit", "--agent", "gold", "--precision", "fp8"])
+    assert r.exit_code != 0 and "precision" in r.output
+    r = runner.invoke(app, ["exploit", "--agent", "gold", "--batch-size", "1000"])
+    assert r.exit_code != 0 and "must divide" in r.output
+    r = runner.invoke(app, ["exploit", "--agent", "random", "--steps", "512", "--n-envs", "16",
+                            "--n-steps", "32", "--batch-size", "256", "--eval-games", "10",
+                            "--out", str(tmp_path / "x")])
+    assert r.exit_code == 0, r.output[-2000:]
+    assert json.loads((tmp_path / "x" / "summary.json").read_text())["eval_games"] == 10
