@@ -3,7 +3,9 @@
 ``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``mcts``, a
 shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in ``agents/checkpoints``)
 or ``policy:<path to a .safetensors agent file>`` (an sb3 ``.zip`` only with
-``trust_pickle=True``: see ``policy_file``). Trained agents need the ``train`` extra.
+``trust_pickle=True``: see ``policy_file``), or ``search:<policy>`` — determinised PUCT guided
+by that trained policy (``search:ppo-2p``, ``search:policy:<path>``; ``puct.py``). Trained
+agents need the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -32,6 +34,14 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
     if not isinstance(name, str):
         raise ValueError(f"an agent name is a string, got {name!r}")
     trust_pickle = bool(kwargs.pop("trust_pickle", False))
+    if name.startswith("search:"):
+        from .puct import SearchAgent
+
+        inner = make_agent(name.split(":", 1)[1], seed=seed, trust_pickle=trust_pickle)
+        if getattr(inner, "net", None) is None:
+            raise ValueError(f"{name!r}: search needs a trained policy (search:ppo-2p, "
+                             "search:policy:<file>), not a heuristic")
+        return SearchAgent(inner.net, seed=seed, name=name, **kwargs)
     shipped = shipped_policies()
     if name.startswith("policy:") or name in shipped:
         from .policy import PolicyAgent
@@ -47,7 +57,7 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
         return MCTSAgent(seed=seed, **kwargs)
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; known: {', '.join(agent_names())}, "
-                         "policy:<path to a .safetensors agent file>")
+                         "policy:<path to a .safetensors agent file>, search:<policy>")
     return AGENTS[name](seed=seed, **kwargs)
 
 

@@ -39,6 +39,21 @@ def test_mcts_plays_legal_actions_and_is_deterministic_with_iterations():
         MCTSAgent(iterations=0)
 
 
+def test_search_plays_legal_actions_deterministically_and_checks_its_settings():
+    pytest.importorskip("torch")
+    games = [_play([make_agent("search:ppo-2p", seed=1, simulations=24, batch=8),
+                    make_agent("random", 2)], seed=4) for _ in range(2)]
+    assert games[0].is_over and games[0].history == games[1].history
+    for kwargs, message in [({"simulations": 0}, "simulations"), ({"seconds": 0}, "seconds"),
+                            ({"batch": 0}, "batch")]:
+        with pytest.raises(ValueError, match=message):
+            make_agent("search:ppo-2p", **kwargs)
+    with pytest.raises(ValueError, match="needs a trained policy"):
+        make_agent("search:gold")
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("search:chess")
+
+
 def test_heuristics_beat_random_in_two_player_games():
     for name in ("builder", "gold"):
         s = run_tournament([name, "random"], 2, 20, seed=1, progress=False)

@@ -83,6 +83,9 @@ def test_trained_agents_decide_on_their_observation_only():
     assert _decisions("ppo-2p", games) == _decisions("ppo-2p", permuted)
     assert _decisions("ppo-2p", games, deterministic=False) == \
         _decisions("ppo-2p", permuted, deterministic=False)
+    few = games[:10]
+    assert _decisions("search:ppo-2p", few, simulations=48, batch=8) == \
+        _decisions("search:ppo-2p", permuted[:10], simulations=48, batch=8)
 
 
 def test_redeal_depends_on_the_players_information_only():

@@ -1,0 +1,157 @@
+"""``search:<policy>``: determinised PUCT guided by a trained policy (AlphaZero-style search).
+
+Every simulation re-deals the cards the deciding player cannot see (``engine.redeal``, from the
+agent's own seeded generator), then walks one tree shared by all determinisations (a node is
+a sequence of actions from the root; at each node only the actions legal in the current deal
+are considered). Selection is PUCT, ``Q + c * P * sqrt(N) / (1 + n)``, from the point of view
+of the player deciding at the node; ``P`` is the policy's masked softmax for that player's
+observation, and a new leaf is valued by the value head (the expected win reward of the leaf's
+decider; the other players share the rest of the win chance evenly) or, at the end of a game,
+by its result (+1 winners, -1 the others). Network calls are batched: ``batch`` simulations
+descend together (a virtual loss keeps them apart) and their leaves are evaluated in one
+forward pass. The most visited root action is played.
+
+The budget is ``seconds`` per decision (default 1.0) or a fixed number of ``simulations``
+(deterministic for a seed). Only what the player may know is used: the observation encodes no
+hidden card, and every lookahead runs on a re-deal.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from machu_env import NUM_ACTIONS, Game
+from machu_env import layout as L
+from machu_env.engine.flow import advance, step
+from machu_env.engine.observation import OBS_SIZE, encode
+from machu_env.engine.redeal import redeal
+from machu_env.engine.rng import seed_state
+from machu_env.engine.scoring import SC_WINNER, final_scores
+
+
+class _Node:
+    __slots__ = ("player", "logits", "N", "W", "children", "total")
+
+    def __init__(self, player: int, logits: np.ndarray) -> None:
+        self.player = player
+        self.logits = logits  # (NUM_ACTIONS,) of the policy for this node's decider
+        self.N = np.zeros(NUM_ACTIONS, np.float64)
+        self.W = np.zeros(NUM_ACTIONS, np.float64)
+        self.children: dict[int, _Node] = {}
+        self.total = 0.0
+
+
+class SearchAgent:
+    """Determinised PUCT over a ``PolicyNet`` (see the module docstring)."""
+
+    def __init__(self, net, seed: int = 0, seconds: float = 1.0, simulations: int | None = None,
+                 c_puct: float = 1.5, batch: int = 16, name: str = "search") -> None:
+        if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
+            raise ValueError(f"simulations must be an integer >= 1, got {simulations!r}")
+        if simulations is None and not (isinstance(seconds, (int, float)) and seconds > 0):
+            raise ValueError(f"seconds must be > 0, got {seconds!r}")
+        if not isinstance(batch, int) or batch < 1:
+            raise ValueError(f"batch must be an integer >= 1, got {batch!r}")
+        self.net, self.seconds, self.simulations = net, seconds, simulations
+        self.c_puct, self.batch, self.name = float(c_puct), batch, name
+        self.rng = seed_state(seed)
+        self._buf = np.zeros(NUM_ACTIONS, np.int32)
+        self._scores = np.zeros((5, 6), np.int32)
+
+    # --- network --------------------------------------------------------------------------------
+    def _evaluate(self, states: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """(logits, values) for the decider of each state, in one forward pass."""
+        import torch
+
+        obs = np.empty((len(states), OBS_SIZE), np.float32)
+        for k, s in enumerate(states):
+            encode(s, s[L.DECIDER], obs[k])
+        with torch.no_grad():
+            logits, values = self.net(torch.from_numpy(obs))
+        return logits.numpy().astype(np.float64), values[:, 0].numpy().astype(np.float64)
+
+    def _leaf_values(self, s: np.ndarray, v: float, n: int) -> np.ndarray:
+        """Per-player values of a leaf whose decider expects win reward ``v``."""
+        out = np.empty(n)
+        p_win = min(1.0, max(0.0, (v + 1) / 2))
+        out[:] = 2 * (1 - p_win) / (n - 1) - 1
+        out[s[L.DECIDER]] = v
+        return out
+
+    def _terminal_values(self, s: np.ndarray, n: int) -> np.ndarray:
+        final_scores(s, self._scores)
+        return np.where(self._scores[:n, SC_WINNER] == 1, 1.0, -1.0)
+
+    # --- search ---------------------------------------------------------------------------------
+    def _select(self, node: _Node, legal: np.ndarray) -> int:
+        logits = node.logits[legal]
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        n = node.N[legal]
+        q = np.where(n > 0, node.W[legal] / np.maximum(n, 1), 0.0)
+        u = q + self.c_puct * p * math.sqrt(node.total + 1) / (1 + n)
+        return int(legal[int(np.argmax(u))])
+
+    def _descend(self, root: _Node, s: np.ndarray, n_players: int):
+        """One simulation's walk from the root on deal ``s``: (path, leaf state, terminal
+        values or None). Applies a virtual loss along the path."""
+        path = []
+        node = root
+        count = advance(s, self._buf)
+        while True:
+            legal = self._buf[:count].copy()
+            a = self._select(node, legal)
+            path.append((node, a))
+            node.N[a] += 1
+            node.W[a] -= 1  # virtual loss
+            node.total += 1
+            count = step(s, a, self._buf)
+            if count == 0:
+                return path, s, self._terminal_values(s, n_players)
+            child = node.children.get(a)
+            if child is None:
+                return path, s, None
+            node = child
+
+    def act(self, game: Game) -> int:
+        legal = np.array(game.legal_action_ids(), dtype=np.int32)
+        if len(legal) == 1:
+            return int(legal[0])
+        p, n = game.current_player, game.num_players
+        state = game.state.copy()
+        logits, _ = self._evaluate([state])
+        root = _Node(p, logits[0])
+        deadline = time.perf_counter() + self.seconds if self.simulations is None else None
+        done = 0
+        while True:
+            if self.simulations is not None:
+                k = min(self.batch, self.simulations - done)
+            else:
+                k = self.batch
+            walks = []
+            for _ in range(k):
+                s = state.copy()
+                redeal(s, p, self.rng, 0)
+                walks.append(self._descend(root, s, n))
+            leaves = [(i, w) for i, w in enumerate(walks) if w[2] is None]
+            if leaves:
+                lg, vs = self._evaluate([w[1] for _, w in leaves])
+            values = {}
+            for j, (i, (path, s, _)) in enumerate(leaves):
+                node, a = path[-1]
+                if a not in node.children:
+                    node.children[a] = _Node(int(s[L.DECIDER]), lg[j])
+                values[i] = self._leaf_values(s, vs[j], n)
+            for i, (path, _, terminal) in enumerate(walks):
+                v = terminal if terminal is not None else values[i]
+                for node, a in path:
+                    node.W[a] += 1 + v[node.player]  # undo the virtual loss, add the value
+            done += k
+            if self.simulations is not None and done >= self.simulations:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        return int(legal[int(np.argmax(root.N[legal]))])
