@@ -237,6 +237,8 @@ def train(
     exploiter_share: float = typer.Option(0.5, help="league: the exploiters' share of the "
                                           "self weight"),
     max_exploiters: int = typer.Option(4, min=1, help="league: exploiters kept in the pool"),
+    init: str = typer.Option("", help="start from this trained policy (ppo-2p-v1, "
+                             "policy:<file>) instead of fresh weights"),
 ) -> None:
     """Self-play or league training (masked PPO) against an opponent pool; see
     train/selfplay.py."""

@@ -254,6 +254,24 @@ def test_resume_continues_the_run_and_bad_requests_are_refused(tmp_path):
     assert steps == [0, 2048, 4096]
 
 
+def test_init_starts_from_a_trained_policy_and_refuses_a_wrong_one(tmp_path):
+    import torch
+
+    train(tiny(tmp_path / "a", timesteps=1024), verbose=False)
+    start = tmp_path / "a" / "latest.safetensors"
+    trainer = Trainer(tiny(tmp_path / "b", init=f"policy:{start}"), verbose=False)
+    expected = _parameters(start)
+    assert all(torch.equal(v, expected[k]) for k, v in trainer.model.net.state_dict().items())
+    assert all(torch.equal(v, expected[k]) for k, v in  # the first snapshot is the start too
+               _parameters(tmp_path / "b" / "snapshots" / "step_0.safetensors").items())
+    for init, message in [("ppo-9p", "neither a shipped agent"),
+                          (str(tmp_path / "none.safetensors"), "neither a shipped agent"),
+                          ("ppo-2p-v1", "is not this run's")]:  # 256,256 into a 32,32 run
+        with pytest.raises(ValueError, match=message):
+            Trainer(tiny(tmp_path / "c", init=init), verbose=False)
+        assert not (tmp_path / "c").exists()  # refused before anything is written
+
+
 def test_config_errors_name_the_setting():
     for kw, message in [({"net_arch": "wide"}, "net_arch"), ({"batch_size": 1000},
                         "must divide"), ({"pool": "gold"}, "name:weight"),

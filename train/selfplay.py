@@ -28,6 +28,10 @@ agent only; it then joins the pool, where the exploiters share ``--exploiter-sha
 main agent keeps meeting the strategies that beat it. Each evaluation also plays the main agent
 against every pool member and writes ``league.json``: win shares and OpenSkill ratings.
 
+``--init AGENT`` starts the learner from a trained policy of the same network shape (a shipped
+agent such as ``ppo-2p-v1``, or ``policy:<file>``/a ``.safetensors`` path) instead of fresh
+weights: a league run can build on an earlier agent.
+
 Speed settings: ``--precision bf16`` (autocast, where the CPU has bfloat16 arithmetic) and
 ``--threads`` (torch's intra-op threads; 0 keeps torch's default).
 """
@@ -91,6 +95,7 @@ class TrainConfig:
     exploiter_steps: int = 500_000
     exploiter_share: float = 0.5
     max_exploiters: int = 4
+    init: str = ""
 
     def check(self) -> None:
         """Clear errors for impossible settings (before anything is built)."""
@@ -109,7 +114,7 @@ class TrainConfig:
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not np.isfinite(v):
                 raise ValueError(f"{name} must be a finite number, got {v!r}")
-        for name in ("net_arch", "pool", "reward", "device", "out", "precision"):
+        for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         if self.n_envs * self.n_steps % self.batch_size:
@@ -201,23 +206,25 @@ class Trainer:
         self.out = Path(c.out)
         if self.out.exists() and not self.out.is_dir():
             raise ValueError(f"--out {self.out} is a file: give a folder for the run")
+        import torch
+
+        self.device = torch.device("cuda" if c.device == "auto" and torch.cuda.is_available()
+                                   else "cpu" if c.device == "auto" else c.device)
+        self.config_net = net_config(c.layers())
+        # the starting policy is read (and its shape checked) before anything is written
+        init_net = self._load_net(init_path(c.init)) if c.init and not resume else None
         try:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"cannot create the run folder {self.out}: {e.strerror}") from None
-        import torch
-
         if c.threads:
             torch.set_num_threads(c.threads)
-        self.device = torch.device("cuda" if c.device == "auto" and torch.cuda.is_available()
-                                   else "cpu" if c.device == "auto" else c.device)
         self.verbose = verbose
         self.history: list[dict[str, Any]] = []
         self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)
         self.exploiters: list[tuple[int, Any]] = []
         self.league_table: list[dict[str, Any]] = []
         self.env = PoolVecEnv(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward)
-        self.config_net = net_config(c.layers())
         if resume:
             self._resume()
         else:
@@ -227,8 +234,9 @@ class Trainer:
             for folder in ("snapshots", "exploiters"):
                 for stale in (self.out / folder).glob(f"step_*{policy_file.SUFFIX}"):
                     stale.unlink()  # from an earlier run here that never reached a checkpoint
-            self.model = PPO(new_net(self.config_net, c.seed).to(self.device), c.settings(),
-                             seed=c.seed)
+            net = init_net if init_net is not None else \
+                new_net(self.config_net, c.seed).to(self.device)
+            self.model = PPO(net, c.settings(), seed=c.seed)
             self.add_snapshot()
         (self.out / "config.json").write_text(json.dumps(asdict(c), indent=2))
         self.train_seconds = 0.0  # this session's training time (evaluations excluded)
@@ -530,6 +538,21 @@ class Trainer:
             "final_eval": last,
             "best_win_vs_gold": max(r["win_vs_gold"] for r in self.history),
         }
+
+
+def init_path(init: str) -> Path:
+    """The agent file ``--init`` names: a shipped agent (``ppo-2p-v1``), ``policy:<file>`` or
+    a path to a ``.safetensors`` agent file."""
+    from machu_env.agents import shipped_policies
+
+    shipped = shipped_policies()
+    if init in shipped:
+        return shipped[init]
+    path = Path(init.split(":", 1)[1] if init.startswith("policy:") else init)
+    if path.suffix != policy_file.SUFFIX or not path.is_file():
+        raise ValueError(f"init {init!r} is neither a shipped agent ({', '.join(shipped)}) nor "
+                         f"an existing {policy_file.SUFFIX} agent file")
+    return path
 
 
 def _torch_threads() -> int:
