@@ -286,6 +286,12 @@ class Game:
             "summit_vp": 3 * int(s[b + L.P_SUMMIT_VP]),
         }
 
+    def _repr_svg_(self) -> str:
+        """The board as SVG (``machu_env.svg.board_svg``, every hand shown): Jupyter shows it."""
+        from .svg import board_svg
+
+        return board_svg(self)
+
     def __repr__(self) -> str:
         who = f"{self.decision} by {self.current_player}"
         status = f"over ({self.end})" if self.is_over else who

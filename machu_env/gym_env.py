@@ -35,7 +35,7 @@ from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import IllegalActionError, OpponentError, ResetNeeded
 from .game import Game
 from .pettingzoo_env import DEFAULT_MAX_DECISIONS
-from .render import check_render_player, render_text
+from .render import check_render_player, render_rgb, render_text
 from .rewards import check_reward_mode, terminal_rewards
 
 Policy = Callable[[Game], "int | str"]
@@ -61,7 +61,7 @@ class MachuPicchuGymEnv(gym.Env):
             order, skipping the learner); default: random legal actions.
         reward: ``"win"``, ``"rank"`` or ``"score"`` (``machu_env.rewards``).
         illegal_action: ``"terminate"`` (reward -1, episode over) or ``"raise"``.
-        render_mode: None, ``"ansi"`` or ``"human"``.
+        render_mode: None, ``"ansi"``, ``"human"`` (text) or ``"rgb_array"`` (the SVG board).
         render_player: whose view ``render()`` shows: ``"learner"`` (default), a seat,
             ``"public"`` (no one's cards) or None (everything, cards included).
         max_decisions: truncate the episode after this many decisions of all players.
@@ -69,7 +69,7 @@ class MachuPicchuGymEnv(gym.Env):
             ``deck``); the seed is ``reset(seed=...)``'s.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -100,7 +100,8 @@ class MachuPicchuGymEnv(gym.Env):
                              f"got {illegal_action!r}")
         self.illegal_action = illegal_action
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got "
+                             f"{render_mode!r}")
         self.render_mode = render_mode
         self.render_player = check_render_player(render_player, self.num_players, "learner")
         self.max_decisions = check_int("max_decisions", max_decisions, 1, None)
@@ -166,13 +167,19 @@ class MachuPicchuGymEnv(gym.Env):
             return np.zeros(NUM_ACTIONS, dtype=bool)
         return self.game.action_mask().astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the board as text; ``human``: printed; ``rgb_array``: the SVG board as an
+        ``(H, W, 3)`` uint8 array (fixed shape per player count). Each shows what
+        ``render_player`` may see."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
+            gym.logger.warn("render() called without a render_mode (use 'ansi', 'human' or "
+                            "'rgb_array')")
             return None
         if self.game is None:
             raise ResetNeeded("render() before reset(): call reset() first")
         who = self.seat if self.render_player == "learner" else self.render_player
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game, who)
         text = render_text(self.game, who)
         if self.render_mode == "human":
             print(text)

@@ -30,7 +30,7 @@ from .checks import check_game_options, check_int
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import IllegalActionError, ResetNeeded
 from .game import Game
-from .render import check_render_player, render_text
+from .render import check_render_player, render_rgb, render_text
 from .rewards import check_reward_mode, terminal_rewards
 
 DEFAULT_MAX_DECISIONS = 5000  # random games take 117-151 decisions
@@ -67,7 +67,7 @@ class ActionCheckWrapper(wrappers.BaseWrapper):
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
     """The unwrapped AEC env."""
 
-    metadata = {"name": "machu_picchu_v0", "render_modes": ["ansi", "human"],
+    metadata = {"name": "machu_picchu_v0", "render_modes": ["ansi", "human", "rgb_array"],
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int = 3, render_mode: str | None = None,
@@ -76,7 +76,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         super().__init__()
         self.num_players = check_int("num_players", num_players, 2, 5)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got "
+                             f"{render_mode!r}")
         self.render_mode = render_mode
         check_reward_mode(reward)
         self.reward_mode = reward
@@ -158,16 +159,22 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the board as text; ``human``: printed; ``rgb_array``: the SVG board
+        (``machu_env.svg``) as an ``(H, W, 3)`` uint8 array of a fixed shape per player count.
+        Each shows what ``render_player`` may see."""
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
+            gymnasium.logger.warn("render() called without a render_mode (use 'ansi', 'human' "
+                                  "or 'rgb_array')")
             return None
         game = self._require_game("render()")
         who = self.render_player
         if who == "current":  # the deciding agent's view; the public one once the game is over
             who = "public" if game.is_over else game.current_player
+        if self.render_mode == "rgb_array":
+            return render_rgb(game, who)
         text = render_text(game, who)
         if self.render_mode == "human":
             print(text)

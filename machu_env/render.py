@@ -1,4 +1,5 @@
-"""A readable text board of a game (used by the demo, the AEC env's ``ansi`` mode, replays)."""
+"""A readable text board of a game (used by the demo, the AEC env's ``ansi`` mode, replays),
+and the picture board as an RGB array (the envs' ``rgb_array`` mode)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,15 @@ def check_render_player(value: object, num_players: int, special: str) -> int | 
         return value
     raise ValueError(f"render_player must be {special!r}, 'public', None (everything, every "
                      f"player's cards) or a seat 0..{num_players - 1}; got {value!r}")
+
+
+def render_rgb(game: Game, player: int | str | None = None):
+    """The SVG board (``machu_env.svg``) as an ``(H, W, 3)`` uint8 array; needs the ``render``
+    extra."""
+    from .raster import svg_to_rgb
+    from .svg import board_svg
+
+    return svg_to_rgb(board_svg(game, player))
 
 
 def render_text(game: Game, player: int | str | None = None) -> str:

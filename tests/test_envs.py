@@ -94,8 +94,8 @@ def test_bad_env_options_raise():
         machu_env.env(reward="gold")
     with pytest.raises(ValueError, match="num_players"):
         machu_env.env(num_players=7)
-    with pytest.raises(ValueError, match="render_mode"):
-        machu_env.env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="render_mode must be None, 'ansi', 'human' or 'rgb_ar"):
+        machu_env.env(render_mode="rgb")
     with pytest.raises(ValueError, match="hands must be a list of 3"):
         machu_env.env(num_players=3, hands=[[]])
 
@@ -124,6 +124,7 @@ def test_aec_observation_ignores_hidden_cards_of_others():
 @pytest.mark.parametrize("n", PLAYERS)
 def test_gymnasium_check_env(n, capsys):
     check_env(gym.make("MachuPicchu-v0", num_players=n).unwrapped)
+    check_env(gym.make("MachuPicchu-v0", num_players=n, render_mode="rgb_array").unwrapped)
 
 
 def test_gym_episode_masks_and_seat():

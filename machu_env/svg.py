@@ -1,0 +1,340 @@
+"""The board as SVG: one picture of everything a player may see, written directly (no
+dependency).
+
+    from machu_env import Game
+    from machu_env.svg import board_svg
+    svg = board_svg(Game(4, seed=1), player=0)   # seat 0's view; None: every hand shown
+
+The picture is 1000 px wide; its height depends only on the player count (``board_size``).
+It holds what ``Game.view(player)`` holds:
+
+* the 15 districts, laid out as a crossing-free drawing of the reconstructed adjacency
+  (RULES §11.1: the real board's geometry is not in the rulebooks); a line joins two districts
+  whose border the Prince crosses for free. In each district: the bonus units (goods, or temple
+  stones on the temples), every player's Incas (token with the count) and the Princes (crowned
+  token with the seat number);
+* the market columns (4 spaces, prices 6 5 4 3, filled from the top) and the bank supply; the
+  three priest rows with the cards left and their current sacrifice value (R4.4.2); the moon
+  tiles still on the board, the Sun tile (on the board or its holder); the time track with the
+  corn still on it;
+* the Inca Trail 0–20 with the granary (7), the llama stable (13), the summit (20) and the
+  Scouts;
+* a panel per player: goods, Incas in supply, priests, moon tiles, summit VP, and the cards —
+  their faces only where ``player`` may see them (``None``: everyone's), otherwise how many;
+* the active player, the player to decide and the pending decision, or the final scores.
+
+Player colours are the Okabe–Ito palette (safe for the common colour-vision deficiencies) and
+every token also carries its seat number, so nothing depends on colour alone.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from .data import (
+    DISTRICTS,
+    GOODS,
+    GRANARY,
+    LAST_DAY,
+    LEARNING_GAME_EXTRA_DAYS,
+    LLAMA_STABLE,
+    MARKET_PRICES,
+    MARKET_SPACES,
+    MOON_TILES,
+    PRIEST_KINDS,
+    PRIEST_ROW_SIZE,
+    START_DAY,
+    TRAIL_LENGTH,
+    _BORDERS,
+)
+
+if TYPE_CHECKING:
+    from .game import Game
+
+WIDTH = 1000
+PLAYER_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#F0E442")  # Okabe–Ito
+PLAYER_INK = ("#ffffff", "#000000", "#ffffff", "#000000", "#000000")  # readable on each
+GOODS_COLOURS = {"corn": "#f2c14e", "llama": "#e8e4da", "coca": "#5a9e4b", "pottery": "#b5653a",
+                 "cloth": "#4f6fb0"}  # fmt: skip
+GOODS_LETTER = {"corn": "C", "llama": "L", "coca": "K", "pottery": "P", "cloth": "W"}
+TEMPLES = ("condor_temple", "puma_temple", "sun_temple", "main_temple")
+_BONUS_GOOD = dict(zip(DISTRICTS[:5], GOODS))
+LABELS = {
+    "corn_terraces": "Corn Terraces", "llama_meadow": "Llama Meadow",
+    "coca_plantation": "Coca Plantation", "potters_quarter": "Potters' Quarter",
+    "weavers_quarter": "Weavers' Quarter", "condor_temple": "Condor Temple",
+    "puma_temple": "Puma Temple", "sun_temple": "Sun Temple", "main_temple": "Main Temple",
+    "watchmans_hut": "Watchman's Hut", "royal_palace": "Royal Palace",
+    "house_of_priests": "House of Priests", "house_of_virgins": "House of Virgins",
+    "central_plaza": "Central Plaza", "sun_clock": "Sun Clock",
+}  # fmt: skip
+# grid cell (column, row) of each district: a crossing-free drawing of the §11.1 borders
+GRID = {
+    "royal_palace": (1, 0), "house_of_virgins": (2, 0), "house_of_priests": (3, 0),
+    "condor_temple": (0, 1), "coca_plantation": (1, 1), "sun_temple": (2, 1),
+    "main_temple": (3, 1), "sun_clock": (4, 1),
+    "weavers_quarter": (1, 2), "central_plaza": (2, 2), "llama_meadow": (3, 2),
+    "corn_terraces": (4, 2),
+    "puma_temple": (0, 3), "potters_quarter": (2, 3), "watchmans_hut": (3, 3),
+}  # fmt: skip
+NIGHT_DECISIONS = ("redeem", "take")  # R7: the day's corn is already taken
+
+# geometry
+MAP_X, MAP_Y, CELL_W, CELL_H, BOX_W, BOX_H = 14, 52, 124, 112, 112, 98
+TRAIL_Y = MAP_Y + 4 * CELL_H + 10
+PANELS_Y = TRAIL_Y + 86
+PANEL_H = 62
+
+
+def board_size(num_players: int) -> tuple[int, int]:
+    """(width, height) of the picture for ``num_players`` players."""
+    return WIDTH, PANELS_Y + PANEL_H * num_players + 10
+
+
+def _text(x: float, y: float, s: Any, size: int = 12, anchor: str = "start",
+          weight: str = "normal", fill: str = "#222") -> str:
+    return (f'<text x="{x:.0f}" y="{y:.0f}" font-size="{size}" text-anchor="{anchor}" '
+            f'font-weight="{weight}" fill="{fill}">{escape(str(s))}</text>')
+
+
+def _token(x: float, y: float, p: int, label: Any, r: int = 9, prince: bool = False) -> str:
+    """A player's round token (an Inca or a Scout) with a label, or a Prince (crowned)."""
+    c, ink = PLAYER_COLOURS[p], PLAYER_INK[p]
+    out = []
+    if prince:
+        out.append(f'<path d="M{x - r:.0f},{y - r + 2:.0f} l{r / 2:.1f},{-r * 0.9:.1f} '
+                   f'l{r / 2:.1f},{r * 0.6:.1f} l{r / 2:.1f},{-r * 0.6:.1f} '
+                   f'l{r / 2:.1f},{r * 0.9:.1f} z" fill="{c}" stroke="#222" '
+                   'stroke-width="1"/>')
+    out.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{r}" fill="{c}" stroke="#222" '
+               f'stroke-width="{2 if prince else 1}"/>')
+    out.append(_text(x, y + 4, label, 11, "middle", "bold", ink))
+    return "".join(out)
+
+
+def _goods_chip(x: float, y: float, good: str, count: Any = None, size: int = 16) -> str:
+    """A goods square with its letter (and a count to its right)."""
+    ink = "#fff" if good in ("coca", "pottery", "cloth") else "#222"
+    out = (f'<rect x="{x:.0f}" y="{y:.0f}" width="{size}" height="{size}" rx="3" '
+           f'fill="{GOODS_COLOURS[good]}" stroke="#555" stroke-width="0.8"><title>{good}'
+           f'</title></rect>'
+           + _text(x + size / 2, y + size - 4, GOODS_LETTER[good], 10, "middle", "bold", ink))
+    if count is not None:
+        out += _text(x + size + 3, y + size - 3, count, 12)
+    return out
+
+
+def _centre(d: str) -> tuple[float, float]:
+    c, r = GRID[d]
+    return MAP_X + c * CELL_W + BOX_W / 2, MAP_Y + r * CELL_H + BOX_H / 2
+
+
+def _districts(v: dict[str, Any]) -> list[str]:
+    out = ['<g id="borders" stroke="#8a7f6a" stroke-width="4" stroke-linecap="round">']
+    for a, bs in _BORDERS.items():
+        for b in bs:
+            if a < b:
+                (x1, y1), (x2, y2) = _centre(a), _centre(b)
+                out.append(f'<line x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}">'
+                           f'<title>{a} - {b}: a free move</title></line>')
+    out.append("</g>")
+    princes = {d: [p for p, pv in enumerate(v["players"]) if pv["prince"] == d] for d in GRID}
+    for d in DISTRICTS:
+        c, r = GRID[d]
+        x, y = MAP_X + c * CELL_W, MAP_Y + r * CELL_H
+        fill = ("#f3e3c3" if d in TEMPLES else "#e3efd6" if d in _BONUS_GOOD
+                else "#fff4cf" if d == "sun_clock" else "#ece8e1")
+        out.append(f'<g id="{d}"><rect x="{x}" y="{y}" width="{BOX_W}" height="{BOX_H}" rx="10" '
+                   f'fill="{fill}" stroke="#6b5e48" stroke-width="1.5"/>')
+        out.append(_text(x + BOX_W / 2, y + 15, LABELS[d], 11, "middle", "bold"))
+        bonus = v["bonus"].get(d)
+        if bonus is not None:  # R4.0: bonus units / temple stones
+            for k in range(bonus):
+                if d in TEMPLES:
+                    out.append(f'<rect x="{x + 8 + 20 * k}" y="{y + 22}" width="16" height="16" '
+                               'fill="#9e9e9e" stroke="#444"><title>temple stone</title></rect>')
+                else:
+                    out.append(_goods_chip(x + 8 + 20 * k, y + 22, _BONUS_GOOD[d]))
+            out.append(_text(x + BOX_W - 6, y + 35, f"bonus {bonus}", 10, "end",
+                             fill="#555"))
+        # Incas of every player (production districts and the Sun Clock)
+        k = 0
+        for p, pv in enumerate(v["players"]):
+            n = pv["incas"].get(d, 0)
+            if n:
+                out.append(_token(x + 14 + 24 * (k % 4), y + 54 + 22 * (k // 4), p, n))
+                k += 1
+        for j, p in enumerate(princes[d]):
+            out.append(_token(x + 14 + 21 * j, y + BOX_H - 12, p, p, r=8, prince=True))
+        out.append("</g>")
+    return out
+
+
+def _market(v: dict[str, Any], x: int, y: int) -> list[str]:
+    out = [_text(x, y, "Market (sell / buy price by space)", 12, weight="bold")]
+    for j, good in enumerate(("llama", "coca", "pottery", "cloth")):
+        cx = x + 10 + 56 * j
+        units = v["market"][good]
+        out.append(_goods_chip(cx + 6, y + 8, good))
+        for s in range(MARKET_SPACES):
+            sy = y + 30 + 22 * s
+            filled = s < units
+            out.append(f'<rect x="{cx}" y="{sy}" width="28" height="19" rx="3" '
+                       f'fill="{GOODS_COLOURS[good] if filled else "#fafafa"}" '
+                       f'stroke="{"#222" if filled else "#aaa"}" '
+                       f'stroke-width="{1.6 if filled else 1}" '
+                       f'stroke-dasharray="{"none" if filled else "3,2"}"/>')
+            out.append(_text(cx + 14, sy + 14, MARKET_PRICES[s], 11, "middle",
+                             fill="#fff" if filled and good != "llama" else "#333"))
+        out.append(_text(cx + 14, y + 133, f"bank {v['bank'][good]}", 10, "middle"))
+    return out
+
+
+def _priests(v: dict[str, Any], x: int, y: int) -> list[str]:
+    out = [_text(x, y, "Priest rows (cards left, sacrifice value)", 12, weight="bold")]
+    for i, kind in enumerate(PRIEST_KINDS):
+        left = v["priest_rows"][kind]
+        size = int(PRIEST_ROW_SIZE[i])
+        taken = size - left
+        value = size + 4 - taken if taken else "-"  # R4.4.2
+        ry = y + 10 + 24 * i
+        out.append(_text(x, ry + 14, kind, 11))
+        for k in range(size):
+            present = k >= taken  # the row is right-aligned: the leftmost card goes first
+            out.append(f'<rect x="{x + 56 + 18 * k}" y="{ry}" width="14" height="19" rx="2" '
+                       f'fill="{"#a0522d" if present else "none"}" stroke="#777" '
+                       f'stroke-dasharray="{"none" if present else "2,2"}"/>')
+        out.append(_text(x + 56 + 18 * 6 + 8, ry + 14, f"value {value}", 11))
+    return out
+
+
+def _time(v: dict[str, Any], learning_game: bool, x: int, y: int) -> list[str]:
+    n = v["num_players"]
+    start = START_DAY[n] + (LEARNING_GAME_EXTRA_DAYS if learning_game else 0)
+    night = v["decision"] in NIGHT_DECISIONS or v["game_over"]
+    out = [_text(x, y, "Days (corn on the time track)", 12, weight="bold")]
+    for d in range(1, LAST_DAY + 1):
+        cx = x + 4 + 38 * (d - 1)
+        today = d == v["day"]
+        out.append(f'<rect x="{cx}" y="{y + 8}" width="34" height="34" rx="17" '
+                   f'fill="{"#ffe08a" if today else "#f4f4f4"}" '
+                   f'stroke="{"#b8860b" if today else "#999"}" stroke-width="{2 if today else 1}"/>')
+        out.append(_text(cx + 17, y + 22, d, 11, "middle", "bold" if today else "normal"))
+        if start <= d and (d > v["day"] or (today and not night)):
+            out.append(f'<circle cx="{cx + 17}" cy="{y + 33}" r="5" fill="{GOODS_COLOURS["corn"]}" '
+                       'stroke="#8a6d1a"><title>1 corn</title></circle>')
+    my = y + 62
+    out.append(_text(x, my, "Moon tiles on the board", 12, weight="bold"))
+    for t, tile in enumerate(MOON_TILES):
+        tx = x + 2 + 42 * t
+        here = tile in v["moon_tiles"]
+        out.append(f'<rect x="{tx}" y="{my + 8}" width="40" height="24" rx="12" '
+                   f'fill="{"#dde6f6" if here else "none"}" stroke="#667" '
+                   f'stroke-dasharray="{"none" if here else "3,2"}"/>')
+        out.append(_text(tx + 20, my + 24, tile, 9, "middle", fill="#222" if here else "#aaa"))
+    sun = v["sun_player"]
+    sx = x + 2 + 42 * 7 + 4
+    out.append(f'<circle cx="{sx + 14}" cy="{my + 20}" r="14" fill="#ffcc33" stroke="#b8860b"/>')
+    out.append(_text(sx + 14, my + 24, "Sun", 9, "middle", "bold"))
+    out.append(_text(sx + 14, my + 46, "board" if sun is None else f"P{sun}", 10, "middle"))
+    return out
+
+
+def _trail(v: dict[str, Any], y: int) -> list[str]:
+    out = [_text(MAP_X, y + 2, "Inca Trail", 12, weight="bold")]
+    w = (WIDTH - 2 * MAP_X) / (TRAIL_LENGTH + 1)
+    special = {GRANARY: ("granary +3 corn", "#f7e7b4"), LLAMA_STABLE: ("stable +1 llama",
+               "#e6e1d3"), TRAIL_LENGTH: ("summit", "#d9ecf7")}
+    for s in range(TRAIL_LENGTH + 1):
+        x = MAP_X + s * w
+        label, fill = special.get(s, ("", "#fbfaf7"))
+        out.append(f'<rect x="{x:.1f}" y="{y + 8}" width="{w - 3:.1f}" height="58" rx="4" '
+                   f'fill="{fill}" stroke="#999"><title>space {s} {label}</title></rect>')
+        out.append(_text(x + w / 2 - 1.5, y + 21, s, 10, "middle", "bold"))
+        if label:
+            out.append(_text(x + w / 2 - 1.5, y + 62, label.split()[0], 8, "middle",
+                             fill="#555"))
+    for p, pv in enumerate(v["players"]):
+        s = pv["scout"] % (TRAIL_LENGTH + 1)
+        same = [q for q, qv in enumerate(v["players"]) if qv["scout"] % (TRAIL_LENGTH + 1) == s]
+        k = same.index(p)
+        out.append(_token(MAP_X + s * w + w / 2 - 1.5 + (k % 2) * 12 - 6 * (len(same) > 1),
+                          y + 32 + (k // 2) * 14, p, p, r=7))
+    return out
+
+
+def _cards(n: int) -> str:
+    return f"{n} card" + ("" if n == 1 else "s")
+
+
+def _panel(v: dict[str, Any], p: int, scores: list[dict[str, Any]] | None, y: int) -> list[str]:
+    pv = v["players"][p]
+    deciding = not v["game_over"] and v["current_player"] == p
+    out = [f'<g id="player{p}"><rect x="{MAP_X}" y="{y}" width="{WIDTH - 2 * MAP_X}" '
+           f'height="{PANEL_H - 6}" rx="8" fill="{"#fff8e1" if deciding else "#f7f7f7"}" '
+           f'stroke="{PLAYER_COLOURS[p]}" stroke-width="{4 if deciding else 2}"/>']
+    out.append(_token(MAP_X + 20, y + 20, p, p, r=11))
+    tag = []
+    if v["active_player"] == p and not v["game_over"]:
+        tag.append("active")
+    if deciding:
+        tag.append(f"to decide: {v['decision']}")
+    out.append(_text(MAP_X + 38, y + 18, f"Player {p}", 13, weight="bold"))
+    out.append(_text(MAP_X + 38, y + 33, " · ".join(tag), 10, fill="#8a4b00"))
+    x = MAP_X + 150
+    for good in GOODS:
+        out.append(_goods_chip(x, y + 7, good, pv["goods"][good]))
+        x += 44
+    x += 6
+    pr = " ".join(f"{k} {pv['priests'][k]}" for k in PRIEST_KINDS)
+    out.append(_text(x, y + 20, f"Incas in supply {pv['incas_supply']} · {pr}", 11))
+    moon = ", ".join(pv["moon_tiles"]) or "-"
+    out.append(_text(x + 340, y + 20, f"moon: {moon} · summit VP {pv['summit_vp']}", 11))
+    if pv["cards"] is None:
+        cards = f"{_cards(pv['num_cards'])} (hidden)"
+    else:
+        cards = f"{_cards(pv['num_cards'])}: " + (", ".join(pv["cards"]) or "-")
+    out.append(_text(MAP_X + 150, y + 45, cards, 11))
+    if scores is not None:
+        sc = scores[p]
+        result = (f"{sc['vp']} VP x {sc['multiplier']} = {sc['score']}"
+                  + ("  WINNER" if sc["winner"] else ""))
+        out.append(_text(WIDTH - MAP_X - 10, y + 45, result, 13, "end", "bold",
+                         "#b00020" if sc["winner"] else "#222"))
+    out.append("</g>")
+    return out
+
+
+def board_svg(game: Game, player: int | str | None = None) -> str:
+    """The board of ``game`` as an SVG document (a string): as seat ``player`` sees it (other
+    hands shown as a count), ``"public"`` (no hand shown) or ``None`` (every hand shown)."""
+    v = game.view(player)  # validates player
+    n = v["num_players"]
+    width, height = board_size(n)
+    if v["game_over"]:
+        head = f"Game over after day {v['day']}: {v['end']}"
+    else:
+        head = (f"Day {v['day']} of {LAST_DAY} · active player {v['active_player']} · "
+                f"player {v['current_player']} to decide: {v['decision']}")
+    seen = {None: "every hand shown", "public": "public view"}.get(
+        player, f"as seen by player {player}")
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Verdana, Arial, '
+           'sans-serif">',
+           f"<title>The Princes of Machu Picchu: {escape(head)}</title>",
+           f'<rect width="{width}" height="{height}" fill="#fffdf8"/>',
+           _text(MAP_X, 30, head, 17, weight="bold"),
+           _text(WIDTH - MAP_X, 30, f"{n} players · {seen} · deck {v['deck_size']} cards", 12,
+                 "end", fill="#555")]
+    out += _districts(v)
+    right = MAP_X + 5 * CELL_W + 8
+    out += _market(v, right, MAP_Y + 10)
+    out += _priests(v, right, MAP_Y + 162)
+    out += _time(v, game.learning_game, right, MAP_Y + 262)
+    out += _trail(v, TRAIL_Y)
+    scores = game.scores() if v["game_over"] else None
+    for p in range(n):
+        out += _panel(v, p, scores, PANELS_Y + PANEL_H * p)
+    out.append("</svg>")
+    return "\n".join(out)

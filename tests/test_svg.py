@@ -1,0 +1,128 @@
+"""The SVG board (machu_env.svg) and its rasterised frames (the envs' rgb_array mode)."""
+
+from __future__ import annotations
+
+import random
+import xml.etree.ElementTree as ET
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import machu_env
+from machu_env import Game
+from machu_env.data import CARDS, DISTRICTS, GOODS, PRODUCTION_DISTRICTS
+from machu_env.svg import GOODS_LETTER, board_size, board_svg
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def _midgame(n: int, seed: int, moves: int) -> Game:
+    game, rnd = Game(n, seed=seed), random.Random(seed)
+    for _ in range(moves):
+        if game.is_over:
+            break
+        game.play(rnd.choice(game.legal_action_ids()))
+    return game
+
+
+def _texts(element) -> list[str]:
+    return [t.text or "" for t in element.iter(f"{NS}text")]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_the_board_is_xml_of_a_size_fixed_by_the_player_count(n):
+    sizes = set()
+    for moves in (0, 40, 400):  # start, mid-game, (usually) over
+        root = ET.fromstring(board_svg(_midgame(n, 7, moves), player=0))
+        sizes.add((int(root.get("width")), int(root.get("height"))))
+        assert {g.get("id") for g in root.iter(f"{NS}g")} >= {*DISTRICTS, "player0", "borders"}
+    assert sizes == {board_size(n)}
+    assert board_size(n)[0] == 1000 and board_size(n) != board_size(n + 1 if n < 5 else 2)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_a_players_picture_shows_no_other_players_cards(n):
+    for seed in range(3):
+        game = _midgame(n, seed, 60)
+        everyone = game.view()["players"]
+        for p in range(n):
+            svg = board_svg(game, player=p)
+            others = {c for q in range(n) if q != p for c in everyone[q]["cards"]}
+            assert not [c for c in CARDS if c in others and c in svg]
+            assert all(c in svg for c in everyone[p]["cards"])  # its own hand is shown
+        public = board_svg(game, player="public")
+        assert not [c for c in CARDS if c in public]
+        full = board_svg(game)
+        assert all(c in full for q in range(n) for c in everyone[q]["cards"])
+
+
+def test_the_picture_holds_the_districts_incas_princes_and_trail():
+    game = _midgame(4, 3, 90)
+    v = game.view(0)
+    root = ET.fromstring(board_svg(game, player=0))
+    groups = {g.get("id"): g for g in root.iter(f"{NS}g")}
+    for d in PRODUCTION_DISTRICTS:
+        counts = sorted(str(pv["incas"][d]) for pv in v["players"] if pv["incas"][d])
+        princes = sorted(str(p) for p, pv in enumerate(v["players"]) if pv["prince"] == d)
+        chips = [GOODS_LETTER[GOODS[DISTRICTS.index(d)]]] * v["bonus"][d]  # bonus goods
+        assert sorted(_texts(groups[d])[1:]) == sorted([f"bonus {v['bonus'][d]}", *chips,
+                                                        *counts, *princes])
+    svg = board_svg(game, player=0)
+    for p, pv in enumerate(v["players"]):
+        assert f"Incas in supply {pv['incas_supply']}" in "".join(_texts(groups[f"player{p}"]))
+    assert f"player {v['current_player']} to decide: {v['decision']}" in svg
+    assert svg.count("<title>temple stone</title>") == sum(v["bonus"][t] for t in (
+        "condor_temple", "puma_temple", "sun_temple", "main_temple"))
+
+
+def test_a_finished_game_shows_the_scores_and_the_winner():
+    game = _midgame(3, 1, 2000)
+    assert game.is_over
+    svg = board_svg(game, player="public")
+    for sc in game.scores():
+        assert f"{sc['vp']} VP x {sc['multiplier']} = {sc['score']}" in svg
+    assert svg.count("WINNER") == sum(sc["winner"] for sc in game.scores())
+    assert "Game over after day" in svg
+
+
+def test_notebooks_get_the_svg_and_bad_views_are_refused():
+    game = Game(2, seed=0)
+    assert game._repr_svg_() == board_svg(game)
+    for bad in (2, -1, "0", True, 1.0):
+        with pytest.raises(ValueError, match="player must be"):
+            board_svg(game, player=bad)
+
+
+# --- frames ----------------------------------------------------------------------------------------
+pytest.importorskip("resvg_py")
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_rgb_array_frames_have_a_fixed_shape_and_show_the_renderers_view(n):
+    env = machu_env.env(num_players=n, render_mode="rgb_array", render_player=0)
+    env.reset(seed=3)
+    first = env.render()
+    width, height = board_size(n)
+    assert first.shape == (height, width, 3) and first.dtype == np.uint8
+    for _ in range(30):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(np.flatnonzero(mask)[0]))
+    later = env.render()
+    assert later.shape == first.shape and (later != first).any()
+    assert first.std() > 10  # a picture, not a blank frame
+
+
+def test_gymnasium_record_video_writes_a_video(tmp_path):
+    pytest.importorskip("moviepy")
+    from gymnasium.wrappers import RecordVideo
+
+    env = RecordVideo(gym.make("MachuPicchu-v0", num_players=2, render_mode="rgb_array"),
+                      str(tmp_path), episode_trigger=lambda episode: True, disable_logger=True)
+    env.reset(seed=0)
+    for _ in range(5):
+        mask = env.unwrapped.action_masks()
+        env.step(int(np.flatnonzero(mask)[0]))
+    env.close()
+    videos = list(tmp_path.glob("*.mp4"))
+    assert videos and videos[0].stat().st_size > 1000
