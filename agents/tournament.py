@@ -76,9 +76,11 @@ def wilson(k: float, n: int) -> tuple[float, float]:
 def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed: int = 0,
                    workers: int = 1, mcts: dict[str, Any] | None = None,
                    records_dir: Path | None = None, progress: bool = True,
-                   trust_pickle: bool = False) -> dict[str, Any]:
+                   trust_pickle: bool = False, html: bool = False) -> dict[str, Any]:
     """Play the tournament and return its summary (see ``summarise``). Games are created,
-    played and summarised as a stream: memory does not grow with ``games``."""
+    played and summarised as a stream: memory does not grow with ``games``. With
+    ``records_dir``, every game's record is saved there (``game_<i>.json``) and, with ``html``,
+    its HTML replay page too (``game_<i>.html``)."""
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
         raise ValueError(f"games must be an int >= 1, got {games!r}")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
@@ -99,7 +101,10 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
     def results():
         for r in _play_in_order(jobs, workers):
             if records_dir is not None:
-                (records_dir / f"game_{r['index']:05d}.json").write_text(json.dumps(r["record"]))
+                stem = records_dir / f"game_{r['index']:05d}"
+                stem.with_suffix(".json").write_text(json.dumps(r["record"]))
+                if html:
+                    stem.with_suffix(".html").write_text(html_replay(r["record"]))
             r["record"] = None
             if bar:
                 bar.update()
@@ -110,6 +115,12 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
     finally:
         if bar:
             bar.close()
+
+
+def html_replay(record: dict[str, Any]) -> str:
+    from machu_env.replay_html import html_replay as page
+
+    return page(record)
 
 
 def _play_in_order(jobs, workers: int):

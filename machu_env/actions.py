@@ -127,3 +127,15 @@ def parse_action(action: object) -> int:
 def action_table() -> str:
     """The full id ↔ notation table as text (one line per id)."""
     return "\n".join(f"{i:4d}  {s}" for i, s in enumerate(ACTION_NOTATION))
+
+
+HIDDEN_RETURN = "return a card"
+
+
+def visible_notation(action: str, by: int, viewer: int | str | None) -> str:
+    """``action`` (a notation string decided by seat ``by``) as ``viewer`` may see it: which
+    card a player returned at a summit is that player's private information (R10.2), so
+    another seat (or ``"public"``) sees ``return a card``; ``None`` sees everything."""
+    if viewer is None or viewer == by or not action.startswith("return "):
+        return action
+    return HIDDEN_RETURN

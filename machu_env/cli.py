@@ -145,6 +145,8 @@ def tournament(
     seed: int = typer.Option(0, min=0),
     out: Path = typer.Option(Path("runs/tournament"), help="folder for the CSV, JSON and PNG"),
     records: bool = typer.Option(False, help="also save every game record under OUT/records"),
+    html: bool = typer.Option(False, help="with --records: also an HTML replay page of every "
+                              "game (OUT/records/game_<i>.html)"),
     mcts_seconds: float | None = typer.Option(None, help="mcts: seconds per decision"),
     mcts_iterations: int | None = typer.Option(None, min=1,
                                                help="mcts: iterations per decision"),
@@ -158,12 +160,15 @@ def tournament(
     if mcts_seconds is not None and not mcts_seconds > 0:
         raise typer.BadParameter(f"must be > 0, got {mcts_seconds}", param_hint="--mcts-seconds")
     output_folder(out, "--out")
+    if html and not records:
+        raise typer.BadParameter("--html writes a replay page next to each record: add "
+                                 "--records", param_hint="--html")
     try:
         summary = run_tournament(_agent_list(agents), players, games, seed=seed,
                                  workers=workers,
                                  mcts=_mcts_options(mcts_seconds, mcts_iterations),
                                  records_dir=out / "records" if records else None,
-                                 progress=progress, trust_pickle=trust_pickle)
+                                 progress=progress, trust_pickle=trust_pickle, html=html)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
     console.print(format_table(summary), highlight=False)
@@ -177,10 +182,33 @@ def replay(
     file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a game record (JSON)"),
     interactive: bool = typer.Option(False, help="wait for Enter after each decision"),
     boards: bool = typer.Option(False, help="print the board after every decision"),
+    html: Path = typer.Option(None, help="write a self-contained HTML replay page here "
+                              "instead of printing"),
+    view: str = typer.Option("all", help="--html: whose view: all (every hand), public, or a "
+                             "seat number"),
 ) -> None:
-    """Step through a game record, rendering the board; checks it replays to its result."""
+    """Step through a game record, rendering the board; checks it replays to its result.
+    With --html, write the replay as one HTML page (board, slider, buttons, arrow keys)."""
     data = read_record(file)  # ValueError (one line) for anything that is not a record
     final = replay_record(data)
+    stored = data["result"]["scores"] if data.get("result") else None
+    if stored is not None and stored != final.scores():
+        raise ValueError("the stored result differs from the replayed one")
+    if html is not None:
+        from machu_env.replay_html import html_replay
+
+        output_file(html, "--html")
+        if view not in ("all", "public") and not view.isdigit():
+            raise typer.BadParameter(f"all, public or a seat number 0..{final.num_players - 1}, "
+                                     f"got {view!r}", param_hint="--view")
+        who = None if view == "all" else view if view == "public" else int(view)
+        try:
+            page = html_replay(data, who, title=f"Machu Picchu replay: {file.name}")
+        except ValueError as e:
+            raise typer.BadParameter(str(e), param_hint="--view") from None
+        html.write_text(page, encoding="utf-8")
+        console.print(f"wrote {html} ({len(final.history)} decisions)")
+        return
     game = Game(final.num_players, seed=final.seed, learning_game=final.learning_game)
     for k, (player, action) in enumerate(final.history, start=1):
         game.play(action)
@@ -190,9 +218,25 @@ def replay(
         if interactive:
             console.input("")
     console.print(Panel(render_text(final), title="final position"))
-    stored = data["result"]["scores"] if data.get("result") else None
-    if stored is not None and stored != final.scores():
-        raise ValueError("the stored result differs from the replayed one")
+
+
+# --- serve ---------------------------------------------------------------------------------------
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", help="the address to listen on (127.0.0.1: this "
+                             "computer only)"),
+    port: int = typer.Option(8000, min=1, max=65535, help="the port"),
+) -> None:
+    """Play in the browser: a local web app (needs the web extra)."""
+    try:
+        from machu_env.web import serve as run_server
+    except ImportError as e:
+        raise typer.BadParameter(str(e)) from None
+    console.print(f"machu-env web app on http://{host}:{port} (Ctrl+C stops it)")
+    try:
+        run_server(host, port)
+    except ImportError as e:
+        raise typer.BadParameter(str(e)) from None
 
 
 # --- train ---------------------------------------------------------------------------------------

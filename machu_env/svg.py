@@ -33,6 +33,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from .data import (
+    _BORDERS,
     DISTRICTS,
     GOODS,
     GRANARY,
@@ -46,7 +47,6 @@ from .data import (
     PRIEST_ROW_SIZE,
     START_DAY,
     TRAIL_LENGTH,
-    _BORDERS,
 )
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ GOODS_COLOURS = {"corn": "#f2c14e", "llama": "#e8e4da", "coca": "#5a9e4b", "pott
                  "cloth": "#4f6fb0"}  # fmt: skip
 GOODS_LETTER = {"corn": "C", "llama": "L", "coca": "K", "pottery": "P", "cloth": "W"}
 TEMPLES = ("condor_temple", "puma_temple", "sun_temple", "main_temple")
-_BONUS_GOOD = dict(zip(DISTRICTS[:5], GOODS))
+_BONUS_GOOD = dict(zip(DISTRICTS[:5], GOODS, strict=True))
 LABELS = {
     "corn_terraces": "Corn Terraces", "llama_meadow": "Llama Meadow",
     "coca_plantation": "Coca Plantation", "potters_quarter": "Potters' Quarter",
@@ -219,7 +219,8 @@ def _time(v: dict[str, Any], learning_game: bool, x: int, y: int) -> list[str]:
         today = d == v["day"]
         out.append(f'<rect x="{cx}" y="{y + 8}" width="34" height="34" rx="17" '
                    f'fill="{"#ffe08a" if today else "#f4f4f4"}" '
-                   f'stroke="{"#b8860b" if today else "#999"}" stroke-width="{2 if today else 1}"/>')
+                   f'stroke="{"#b8860b" if today else "#999"}" '
+                   f'stroke-width="{2 if today else 1}"/>')
         out.append(_text(cx + 17, y + 22, d, 11, "middle", "bold" if today else "normal"))
         if start <= d and (d > v["day"] or (today and not night)):
             out.append(f'<circle cx="{cx + 17}" cy="{y + 33}" r="5" fill="{GOODS_COLOURS["corn"]}" '

@@ -94,7 +94,7 @@ def test_notebooks_get_the_svg_and_bad_views_are_refused():
             board_svg(game, player=bad)
 
 
-# --- frames ----------------------------------------------------------------------------------------
+# --- frames ---------------------------------------------------------------------------------
 pytest.importorskip("resvg_py")
 
 

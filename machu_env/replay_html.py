@@ -1,0 +1,165 @@
+"""Replays as pictures: every position of a recorded game as an SVG board (``machu_env.svg``),
+and a self-contained HTML page that steps through them.
+
+    machu replay game.json --html game.html
+
+The page needs no network and no server: the boards are stored gzip-compressed in the file
+(the browser's own ``DecompressionStream`` unpacks them), stepped with buttons, a slider and the
+arrow keys (Home/End: first/last, space: play/pause); beside the board, the list of decisions
+(who decided what; a click jumps there) and, at the end, the scores. A replay shows every hand
+by default (``player=None``); ``player`` restricts it to one seat's view or ``"public"`` (the
+boards and the log: another player's summit returns read ``return a card``).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+from html import escape
+from typing import Any
+
+from .actions import visible_notation
+from .game import Game
+from .records import replay
+
+
+def replay_frames(record: dict[str, Any],
+                  player: int | str | None = None) -> dict[str, Any]:
+    """The record replayed: ``frames`` (the SVG board before the first decision and after
+    each), ``log`` (one entry per decision: ``day``, ``player``, ``agent``, ``action``),
+    ``agents``, ``num_players`` and ``result`` (the final scores, or None for an unfinished
+    game). ValueError for a malformed record or a bad ``player``."""
+    from .svg import board_svg
+
+    final = replay(record)
+    game = Game(final.num_players, seed=final.seed, learning_game=final.learning_game)
+    board_svg(game, player)  # a bad player fails here, before the work
+    agents = record.get("agents")
+    if not (isinstance(agents, list) and len(agents) == game.num_players
+            and all(isinstance(a, str) for a in agents)):
+        agents = [f"player {p}" for p in range(game.num_players)]
+    frames, log = [board_svg(game, player)], []
+    for p, action in final.history:
+        day = game.day
+        game.play(action)
+        frames.append(board_svg(game, player))
+        log.append({"day": day, "player": p, "agent": agents[p],
+                    "action": visible_notation(action, p, player)})
+    result = ({"end": final.end, "scores": final.scores()} if final.is_over else None)
+    return {"num_players": game.num_players, "seed": game.seed, "agents": agents,
+            "frames": frames, "log": log, "result": result}
+
+
+def html_replay(record: dict[str, Any], player: int | str | None = None,
+                title: str | None = None) -> str:
+    """A self-contained HTML page replaying ``record`` (see the module docstring)."""
+    r = replay_frames(record, player)
+    packed = base64.b64encode(gzip.compress("\0".join(r["frames"]).encode(), 9, mtime=0))
+    meta = {k: r[k] for k in ("num_players", "seed", "agents", "log", "result")}
+    title = title or (f"Machu Picchu replay: {r['num_players']} players, seed {r['seed']}")
+    parts = {"TITLE": escape(title), "META": json.dumps(meta).replace("</", "<\\/"),
+             "FRAMES": packed.decode()}
+    return re.sub(r"%(TITLE|META|FRAMES)%", lambda m: parts[m.group(1)], _PAGE)
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>%TITLE%</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 12px; background: #faf8f2; color: #222; }
+#main { display: flex; gap: 14px; align-items: flex-start; }
+#board { flex: 0 1 1000px; min-width: 500px; }
+#board svg { width: 100%; height: auto; border: 1px solid #ccc; background: #fff; }
+#side { flex: 1 1 300px; max-width: 420px; }
+#log { height: 560px; overflow-y: auto; border: 1px solid #ccc; background: #fff;
+       font-size: 13px; padding: 0; margin: 0; list-style: none; }
+#log li { padding: 2px 6px; cursor: pointer; }
+#log li.now { background: #ffe08a; font-weight: bold; }
+#controls { display: flex; gap: 6px; align-items: center; margin: 8px 0; flex-wrap: wrap; }
+#slider { flex: 1 1 300px; }
+button { font-size: 15px; min-width: 40px; }
+table { border-collapse: collapse; margin-top: 8px; }
+td, th { border: 1px solid #bbb; padding: 2px 8px; text-align: right; }
+</style></head>
+<body>
+<h2 id="title">%TITLE%</h2>
+<div id="controls">
+ <button id="first" title="first (Home)">&laquo; first</button>
+ <button id="prev" title="previous (left arrow)">&lsaquo; prev</button>
+ <button id="play" title="play / pause (space)">play</button>
+ <button id="next" title="next (right arrow)">next &rsaquo;</button>
+ <button id="last" title="last (End)">last &raquo;</button>
+ <input id="slider" type="range" min="0" max="0" value="0" aria-label="position">
+ <span id="where"></span>
+</div>
+<div id="main"><div id="board">loading...</div>
+<div id="side"><ol id="log"></ol><div id="result"></div></div></div>
+<script type="application/json" id="meta">%META%</script>
+<script type="text/plain" id="frames">%FRAMES%</script>
+<script>
+"use strict";
+const meta = JSON.parse(document.getElementById("meta").textContent);
+let frames = [], k = 0, timer = null;
+const $ = (id) => document.getElementById(id);
+function show(i) {
+  k = Math.max(0, Math.min(frames.length - 1, i));
+  $("board").innerHTML = frames[k];
+  $("slider").value = k;
+  $("where").textContent = k === 0 ? "start" : `decision ${k} of ${meta.log.length}`;
+  document.querySelectorAll("#log li").forEach((li, j) => {
+    li.classList.toggle("now", j === k - 1);
+    if (j === k - 1) li.scrollIntoView({block: "nearest"});
+  });
+  $("result").hidden = k !== frames.length - 1;
+}
+function play() {
+  if (timer) { clearInterval(timer); timer = null; $("play").textContent = "play"; return; }
+  if (k === frames.length - 1) show(0);
+  $("play").textContent = "pause";
+  timer = setInterval(() => { if (k >= frames.length - 1) play(); else show(k + 1); }, 600);
+}
+function fillSide() {
+  meta.log.forEach((e, j) => {
+    const li = document.createElement("li");
+    li.textContent = `${j + 1}. day ${e.day} \\u00b7 P${e.player} (${e.agent}): ${e.action}`;
+    li.onclick = () => show(j + 1);
+    $("log").appendChild(li);
+  });
+  const res = $("result");
+  if (!meta.result) { res.textContent = "unfinished game"; return; }
+  const t = document.createElement("table");
+  t.innerHTML = "<tr><th>player</th><th>agent</th><th>VP</th><th>x</th><th>score</th></tr>";
+  meta.result.scores.forEach((s, p) => {
+    const row = t.insertRow();
+    for (const v of [`P${p}${s.winner ? " (winner)" : ""}`, meta.agents[p], s.vp,
+                     s.multiplier, s.score]) row.insertCell().textContent = v;
+  });
+  res.textContent = `ended by ${meta.result.end}`;
+  res.appendChild(t);
+}
+async function load() {
+  const bytes = Uint8Array.from(atob($("frames").textContent.trim()), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  frames = (await new Response(stream).text()).split("\\u0000");
+  $("slider").max = frames.length - 1;
+  fillSide();
+  show(0);
+}
+$("first").onclick = () => show(0);
+$("prev").onclick = () => show(k - 1);
+$("next").onclick = () => show(k + 1);
+$("last").onclick = () => show(frames.length - 1);
+$("play").onclick = play;
+$("slider").oninput = (e) => show(Number(e.target.value));
+document.addEventListener("keydown", (e) => {
+  if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
+  const keys = {ArrowLeft: () => show(k - 1), ArrowRight: () => show(k + 1),
+                Home: () => show(0), End: () => show(frames.length - 1), " ": play};
+  if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+});
+load().catch((err) => { $("board").textContent = "cannot unpack the boards: " + err; });
+</script></body></html>
+"""

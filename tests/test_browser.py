@@ -1,0 +1,92 @@
+"""A real browser: headless Chromium (Debian's ``chromium`` + ``chromium-driver``, driven by
+Selenium) opens ``machu serve``, starts a game, plays by clicking and sees the board change.
+Marked ``browser`` (kept out of the default run; ``.ci/run`` runs it after installing
+Chromium)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytestmark = pytest.mark.browser
+webdriver = pytest.importorskip("selenium.webdriver")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server():
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "machu_env.cli", "serve", "--port",
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail(f"machu serve exited: {proc.stdout.read().decode()}")
+            time.sleep(0.3)
+    yield f"http://127.0.0.1:{port}/"
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture
+def browser():
+    if not (CHROMIUM and DRIVER):
+        pytest.skip("needs chromium and chromedriver (apt-get install chromium chromium-driver)")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1400,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(DRIVER))
+    yield driver
+    driver.quit()
+
+
+def _wait(condition, seconds: float = 30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for the page")
+
+
+def test_play_a_few_moves_by_clicking(server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    browser.find_element(By.ID, "seed").send_keys("3")
+    browser.find_element(By.ID, "start").click()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    board = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
+    for _ in range(4):
+        before = len(browser.find_elements(By.CSS_SELECTOR, "#history li"))
+        browser.find_elements(By.CSS_SELECTOR, "button.action")[0].click()
+        _wait(lambda b=before: len(browser.find_elements(By.CSS_SELECTOR, "#history li")) > b)
+        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action")
+              or "Game over" in browser.find_element(By.ID, "status").text)
+    after = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
+    assert after != board
+    assert "P1 (random)" in browser.find_element(By.ID, "history").text
+    assert browser.find_element(By.ID, "error").text == ""
