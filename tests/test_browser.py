@@ -90,3 +90,31 @@ def test_play_a_few_moves_by_clicking(server, browser):
     assert after != board
     assert "P1 (random)" in browser.find_element(By.ID, "history").text
     assert browser.find_element(By.ID, "error").text == ""
+
+
+def test_an_html_replay_steps_with_the_arrow_keys(tmp_path, browser):
+    import random
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from machu_env import Game
+    from machu_env.records import game_record
+    from machu_env.replay_html import html_replay
+
+    game, rnd = Game(2, seed=4), random.Random(4)
+    while not game.is_over:
+        game.play(rnd.choice(game.legal_action_ids()))
+    page = tmp_path / "replay.html"
+    page.write_text(html_replay(game_record(game)))
+    browser.get(page.as_uri())
+    _wait(lambda: browser.find_element(By.ID, "where").text == "start")
+    first = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
+    body = browser.find_element(By.TAG_NAME, "body")
+    for _ in range(3):
+        body.send_keys(Keys.ARROW_RIGHT)
+    _wait(lambda: browser.find_element(By.ID, "where").text.startswith("decision 3 of"))
+    assert browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML") != first
+    body.send_keys(Keys.END)
+    _wait(lambda: browser.find_element(By.ID, "result").is_displayed())
+    assert "winner" in browser.find_element(By.ID, "result").text

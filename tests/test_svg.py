@@ -118,11 +118,25 @@ def test_gymnasium_record_video_writes_a_video(tmp_path):
     from gymnasium.wrappers import RecordVideo
 
     env = RecordVideo(gym.make("MachuPicchu-v0", num_players=2, render_mode="rgb_array"),
-                      str(tmp_path), episode_trigger=lambda episode: True, disable_logger=True)
+                      str(tmp_path / "videos"), episode_trigger=lambda episode: True,
+                      disable_logger=True)
     env.reset(seed=0)
     for _ in range(5):
         mask = env.unwrapped.action_masks()
         env.step(int(np.flatnonzero(mask)[0]))
     env.close()
-    videos = list(tmp_path.glob("*.mp4"))
+    videos = list((tmp_path / "videos").glob("*.mp4"))
     assert videos and videos[0].stat().st_size > 1000
+
+
+def test_gymnasium_human_rendering_shows_the_frames(monkeypatch):
+    pytest.importorskip("pygame")
+    from gymnasium.wrappers import HumanRendering
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")  # a window without a display
+    env = HumanRendering(gym.make("MachuPicchu-v0", num_players=3, render_mode="rgb_array"))
+    obs, info = env.reset(seed=0)
+    for _ in range(3):
+        obs, reward, done, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert env.window is not None and env.window.get_size() == board_size(3)
+    env.close()

@@ -1,0 +1,114 @@
+"""HTML replays (machu_env.replay_html, ``machu replay --html``, ``machu tournament --html``):
+one self-contained page per game; the real-browser check is in test_browser.py."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import random
+import re
+
+import pytest
+
+from machu_env import Game
+from machu_env.cli import main
+from machu_env.records import game_record
+from machu_env.replay_html import html_replay, replay_frames
+from machu_env.svg import board_svg
+
+
+def _finished(n: int = 2, seed: int = 3) -> Game:
+    game, rnd = Game(n, seed=seed), random.Random(seed)
+    while not game.is_over:
+        game.play(rnd.choice(game.legal_action_ids()))
+    return game
+
+
+def _unpack(page: str) -> tuple[dict, list[str]]:
+    meta = json.loads(re.search(r'<script type="application/json" id="meta">(.*?)</script>',
+                                page, re.S).group(1))
+    packed = re.search(r'<script type="text/plain" id="frames">(.*?)</script>', page,
+                       re.S).group(1)
+    return meta, gzip.decompress(base64.b64decode(packed)).decode().split("\0")
+
+
+def test_the_page_holds_every_board_the_log_and_the_scores():
+    game = _finished()
+    page = html_replay(game_record(game, ["gold", "random"]))
+    assert not re.search(r"(src|href)=\"?https?:", page)  # self-contained: no network
+    meta, frames = _unpack(page)
+    assert len(frames) == len(game.history) + 1 and len(meta["log"]) == len(game.history)
+    replayed = Game(2, seed=3)
+    assert frames[0] == board_svg(replayed)
+    for k, (p, action) in enumerate(game.history):
+        replayed.play(action)
+        assert meta["log"][k]["player"] == p and meta["log"][k]["action"] == action
+        assert meta["log"][k]["agent"] == ["gold", "random"][p]
+    assert frames[-1] == board_svg(game)
+    assert meta["result"]["scores"] == game.scores()
+    for control in ('id="slider"', 'id="prev"', 'id="next"', "ArrowLeft", "ArrowRight"):
+        assert control in page
+
+
+def test_a_seats_replay_hides_the_other_players_cards_and_returns():
+    for seed in range(6):
+        game = _finished(3, seed)
+        if any(a.startswith("return ") for p, a in game.history if p != 0):
+            break
+    else:
+        pytest.fail("no game with another player's summit return")
+    r = replay_frames(game_record(game), player=0)
+    hidden = [e for e in r["log"] if e["player"] != 0 and e["action"].startswith("return")]
+    assert hidden and all(e["action"] == "return a card" for e in hidden)
+    everyone = game_record(game)
+    theirs = {a["action"][7:] for a in everyone["actions"]
+              if a["player"] != 0 and a["action"].startswith("return ")}
+    assert not any(c in json.dumps(r["log"]) for c in theirs)
+    assert all(f == board_svg_at(game, k, 0) for k, f in enumerate(r["frames"][:5]))
+    full = replay_frames(everyone)
+    assert any(e["action"].startswith("return ") and e["action"] != "return a card"
+               and e["player"] != 0 for e in full["log"])
+
+
+def board_svg_at(game: Game, k: int, player) -> str:
+    g = Game(game.num_players, seed=game.seed)
+    for _, a in game.history[:k]:
+        g.play(a)
+    return board_svg(g, player)
+
+
+def test_an_unfinished_game_and_names_that_are_not_markup():
+    game = Game(2, seed=1)
+    for _ in range(5):
+        game.play(game.legal_action_ids()[0])
+    record = game_record(game, ["</script><script>alert(1)</script>", "%FRAMES%"])
+    page = html_replay(record)
+    meta, frames = _unpack(page)
+    assert meta["result"] is None and len(frames) == 6
+    assert meta["agents"][0] == "</script><script>alert(1)</script>"  # data, not markup
+    assert page.count("</script>") == 3
+
+
+def test_machu_replay_html_and_tournament_html(tmp_path, capsys):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game_record(_finished(), ["a", "b"])))
+    assert main(["replay", str(path), "--html", str(tmp_path / "r.html"), "--view", "1"]) == 0
+    meta, frames = _unpack((tmp_path / "r.html").read_text())
+    assert len(frames) == len(meta["log"]) + 1
+    for view, message in (("7", "player must be an int in 0..1"), ("me", "all, public or a "
+                          "seat")):
+        code = main(["replay", str(path), "--html", str(tmp_path / "x.html"), "--view", view])
+        err = capsys.readouterr().err
+        assert code == 2 and message in err and err.count("\n") == 1
+        assert not (tmp_path / "x.html").exists()
+    out = tmp_path / "t"
+    assert main(["tournament", "--agents", "random,gold", "--players", "2", "--games", "2",
+                 "--workers", "1", "--no-progress", "--out", str(out), "--records",
+                 "--html"]) == 0
+    pages = sorted((out / "records").glob("*.html"))
+    assert [p.stem for p in pages] == ["game_00000", "game_00001"]
+    record = json.loads((out / "records" / "game_00000.json").read_text())
+    assert len(_unpack(pages[0].read_text())[1]) == len(record["actions"]) + 1
+    code = main(["tournament", "--games", "2", "--html", "--out", str(tmp_path / "u")])
+    assert code == 2 and "add --records" in capsys.readouterr().err
