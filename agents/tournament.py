@@ -76,11 +76,14 @@ def wilson(k: float, n: int) -> tuple[float, float]:
 def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed: int = 0,
                    workers: int = 1, mcts: dict[str, Any] | None = None,
                    records_dir: Path | None = None, progress: bool = True,
-                   trust_pickle: bool = False, html: bool = False) -> dict[str, Any]:
+                   trust_pickle: bool = False, html: bool = False,
+                   ray: str | None = None) -> dict[str, Any]:
     """Play the tournament and return its summary (see ``summarise``). Games are created,
     played and summarised as a stream: memory does not grow with ``games``. With
     ``records_dir``, every game's record is saved there (``game_<i>.json``) and, with ``html``,
-    its HTML replay page too (``game_<i>.html``)."""
+    its HTML replay page too (``game_<i>.html``). ``ray``: run the games as Ray tasks on the
+    instance at this address (``local``, ``auto``, ``ray://host:port``; ``ray_backend``), with
+    ``workers`` x 4 games in flight; the summary is the same as the local backend's."""
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
         raise ValueError(f"games must be an int >= 1, got {games!r}")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
@@ -88,6 +91,11 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
     for name in agents:  # unknown names and untrusted files fail here, before any game
         make_agent(name, **_agent_kwargs(name, {}, trust_pickle))
     seats = seatings(agents, num_players)
+    ray_started = False
+    if ray is not None:  # a missing extra or an unreachable cluster fails before any game
+        from machu_env.ray_backend import connect
+
+        ray_started = connect(ray)
     if records_dir is not None:
         records_dir.mkdir(parents=True, exist_ok=True)
     jobs = ((i, seats[i % len(seats)], seed * 1_000_003 + i, mcts or {},
@@ -99,7 +107,7 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
         bar = tqdm(total=games, desc="games", unit="game")
 
     def results():
-        for r in _play_in_order(jobs, workers):
+        for r in _play_in_order(jobs, workers, ray):
             if records_dir is not None:
                 stem = records_dir / f"game_{r['index']:05d}"
                 stem.with_suffix(".json").write_text(json.dumps(r["record"]))
@@ -115,6 +123,10 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
     finally:
         if bar:
             bar.close()
+        if ray_started:
+            from machu_env.ray_backend import require_ray
+
+            require_ray().shutdown()
 
 
 def html_replay(record: dict[str, Any]) -> str:
@@ -123,9 +135,14 @@ def html_replay(record: dict[str, Any]) -> str:
     return page(record)
 
 
-def _play_in_order(jobs, workers: int):
+def _play_in_order(jobs, workers: int, ray: str | None = None):
     """Results of ``jobs`` in their order; with several workers, a bounded window of games in
     flight (a huge tournament never holds its job list)."""
+    if ray is not None:
+        from machu_env.ray_backend import ordered_results
+
+        yield from ordered_results(play_game, jobs, workers, ray)
+        return
     if workers == 1:
         for job in jobs:
             yield play_game(job)

@@ -147,6 +147,9 @@ def tournament(
     records: bool = typer.Option(False, help="also save every game record under OUT/records"),
     html: bool = typer.Option(False, help="with --records: also an HTML replay page of every "
                               "game (OUT/records/game_<i>.html)"),
+    ray: str = typer.Option(None, metavar="[ADDRESS]", help="run the games as Ray tasks: "
+                            "--ray alone joins or starts a local instance; auto or "
+                            "ray://host:port a cluster (the ray extra)"),
     mcts_seconds: float | None = typer.Option(None, help="mcts: seconds per decision"),
     mcts_iterations: int | None = typer.Option(None, min=1,
                                                help="mcts: iterations per decision"),
@@ -168,8 +171,9 @@ def tournament(
                                  workers=workers,
                                  mcts=_mcts_options(mcts_seconds, mcts_iterations),
                                  records_dir=out / "records" if records else None,
-                                 progress=progress, trust_pickle=trust_pickle, html=html)
-    except ValueError as e:
+                                 progress=progress, trust_pickle=trust_pickle, html=html,
+                                 ray=ray)
+    except (ValueError, ImportError) as e:
         raise typer.BadParameter(str(e)) from None
     console.print(format_table(summary), highlight=False)
     paths = write_outputs(summary, out)
@@ -394,6 +398,10 @@ def cache(clear: bool = typer.Option(False, help="delete every compiled version"
 def main(argv: list[str] | None = None) -> int:
     """Run ``machu``; bad input prints one line to stderr and exits with status 2."""
     args = (sys.argv[1:] if argv is None else list(argv)) or ["--help"]
+    for k, a in enumerate(args):  # `--ray` without an address: the local instance
+        if a == "--ray" and (k + 1 == len(args) or args[k + 1].startswith("-")):
+            args.insert(k + 1, "local")
+            break
     name = next((a for a in args if not a.startswith("-")), "")
     prefix = f"machu {name}" if name in app_commands() else "machu"
     try:
