@@ -4,8 +4,9 @@
 shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in ``agents/checkpoints``)
 or ``policy:<path to a .safetensors agent file>`` (an sb3 ``.zip`` only with
 ``trust_pickle=True``: see ``policy_file``), or ``search:<policy>`` — determinised PUCT guided
-by that trained policy (``search:ppo-2p``, ``search:policy:<path>``; ``puct.py``). Trained
-agents need the ``train`` extra.
+by that trained policy (``search:ppo-2p``, ``search:policy:<path>``; ``puct.py``), or
+``rllib:<checkpoint folder>`` — a policy trained with RLlib (``train/rllib_ppo.py``; the data-only
+agent file saved in the folder, the ``rllib`` extra). Trained agents need the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -42,6 +43,16 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
             raise ValueError(f"{name!r}: search needs a trained policy (search:ppo-2p, "
                              "search:policy:<file>), not a heuristic")
         return SearchAgent(inner.net, seed=seed, name=name, **kwargs)
+    if name.startswith("rllib:"):
+        from .policy import PolicyAgent
+
+        try:
+            from machu_env.rllib import policy_path
+        except ImportError as e:
+            raise ValueError(f"{name!r}: {e}") from None
+        agent = PolicyAgent(policy_path(name.split(":", 1)[1]), seed=seed, **kwargs)
+        agent.name = name
+        return agent
     shipped = shipped_policies()
     if name.startswith("policy:") or name in shipped:
         from .policy import PolicyAgent
@@ -57,7 +68,8 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
         return MCTSAgent(seed=seed, **kwargs)
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; known: {', '.join(agent_names())}, "
-                         "policy:<path to a .safetensors agent file>, search:<policy>")
+                         "policy:<path to a .safetensors agent file>, search:<policy>, "
+                         "rllib:<checkpoint folder>")
     return AGENTS[name](seed=seed, **kwargs)
 
 

@@ -150,9 +150,11 @@ def tournament(
     ray: str = typer.Option(None, metavar="[ADDRESS]", help="run the games as Ray tasks: "
                             "--ray alone joins or starts a local instance; auto or "
                             "ray://host:port a cluster (the ray extra)"),
-    mcts_seconds: float | None = typer.Option(None, help="mcts: seconds per decision"),
+    mcts_seconds: float | None = typer.Option(None, help="mcts and search:<policy>: seconds per "
+                                               "decision"),
     mcts_iterations: int | None = typer.Option(None, min=1,
-                                               help="mcts: iterations per decision"),
+                                               help="mcts: iterations per decision "
+                                               "(search:<policy>: simulations)"),
     progress: bool = typer.Option(True, help="show a progress bar"),
     trust_pickle: bool = typer.Option(False, help="allow policy:<file>.zip (sb3 zips unpickle, "
                                       "which can run code)"),
@@ -329,6 +331,10 @@ def exploit(
     batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
     trust_pickle: bool = typer.Option(False, help="allow an sb3 .zip policy (runs pickled "
                                       "code)"),
+    ray: str = typer.Option(None, metavar="[ADDRESS]", help="play the evaluation games as Ray "
+                            "tasks: --ray alone joins or starts a local instance; auto or "
+                            "ray://host:port a cluster (the ray extra)"),
+    workers: int = typer.Option(2, min=1, help="with --ray: evaluation tasks in flight / 4"),
 ) -> None:
     """Exploitability probe: train an exploiter against AGENT alone, report its win share."""
     try:
@@ -354,8 +360,8 @@ def exploit(
                            precision=precision)
     try:
         summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
-                              settings, trust_pickle=trust_pickle)
-    except ValueError as e:
+                              settings, trust_pickle=trust_pickle, ray=ray, workers=workers)
+    except (ValueError, ImportError) as e:
         raise typer.BadParameter(str(e)) from None
     console.print_json(json.dumps(summary))
 

@@ -20,21 +20,6 @@ from machu_env.agents.tournament import run_tournament  # noqa: E402
 AGENTS = ["random", "builder", "gold"]
 
 
-@pytest.fixture
-def ray_env(tmp_path, monkeypatch):
-    """Ray's settings for a test: no auth prompt, a temporary HOME, and this process's numba
-    cache for the workers (else each would compile the engine again)."""
-    from machu_env._cache import cache_root
-
-    monkeypatch.setenv("MACHU_ENV_CACHE_DIR", str(cache_root()))
-    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    (tmp_path / "home").mkdir()
-    yield
-    if ray.is_initialized():
-        ray.shutdown()
-
-
 def _records(folder) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(folder.glob("game_*.json"))]
 
@@ -92,3 +77,15 @@ def test_a_missing_ray_names_the_extra(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "pip install 'machu-env[ray]'" in err and err.count("\n") == 1
     assert os.environ.get("RAY_ADDRESS") is None
+
+
+def test_exploit_evaluations_on_ray_equal_the_local_ones(ray_env):
+    from machu_env.agents import make_agent
+    from machu_env.train.exploit import evaluate_exploiter
+
+    net = make_agent("ppo-2p-v1").net  # against the stronger ppo-2p: some wins, many losses
+    local = evaluate_exploiter(net, "ppo-2p", 2, 230, seed=5)
+    ray_env.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    on_ray = evaluate_exploiter(net, "ppo-2p", 2, 230, seed=5, ray="local", workers=2)
+    assert local.shape == (230,) and 0 < local.sum() < 230
+    assert (on_ray == local).all()

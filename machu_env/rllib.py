@@ -1,0 +1,234 @@
+"""RLlib adapter (the ``rllib`` extra): the game as an RLlib ``MultiAgentEnv`` and an
+action-masking ``RLModule`` for PPO with one policy shared by every seat.
+
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from machu_env.rllib import MachuPicchuMultiAgentEnv, ppo_config
+
+    algo = ppo_config(num_players=2, num_env_runners=2).build_algo()
+    algo.train()
+
+``MachuPicchuMultiAgentEnv`` is turn-based: each ``reset``/``step`` returns an observation for
+the one agent that decides next (``player_<i>``), a dict ``{"observations": float32[OBS_SIZE],
+"action_mask": float32[NUM_ACTIONS]}`` (RLlib's convention for masked actions); at the end every
+agent gets its terminal reward (``reward``: ``win``, ``rank`` or ``score``, as in the other envs)
+and ``terminateds["__all__"]``. A game still running after ``max_decisions`` decisions is
+truncated. An illegal or malformed action raises ``IllegalActionError`` naming the legal ones and
+changes nothing.
+
+The action spaces are ``Discrete(NUM_ACTIONS)`` whose ``sample()`` without a mask draws a *legal*
+action of the current position (the env passes its mask): RLlib's env checker samples actions
+that way, and so it runs on this env as it is, without being switched off.
+
+``MaskedActorCritic`` is the RLModule: the same actor-critic MLP as the project's own agent files
+(``machu_env.agents.policy_file.PolicyNet``: separate policy and value networks), with the
+illegal actions' logits set to -1e8 in every forward pass (sampling, inference and the loss), so
+its weights export to a data-only agent file (``export_policy``) that ``make_agent`` plays as
+``rllib:<checkpoint folder>``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+try:
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+    from ray.rllib.core.rl_module.torch import TorchRLModule
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+except ImportError:  # pragma: no cover - exercised where the extra is missing
+    raise ImportError("machu_env.rllib needs the rllib extra: pip install "
+                      "'machu-env[rllib]'") from None
+
+from .actions import NUM_ACTIONS, parse_action
+from .checks import check_int
+from .engine.observation import OBS_HIGH, OBS_SIZE
+from .errors import IllegalActionError
+from .game import Game
+from .rewards import check_reward_mode, terminal_rewards
+
+MODULE_ID = "shared"  # the one policy every seat plays
+POLICY_FILE = "policy.safetensors"  # the data-only agent file written beside a checkpoint
+MASKED_LOGIT = -1e8  # as the project's own trainer and sb3's MaskableCategorical
+DEFAULT_MAX_DECISIONS = 5000
+
+
+class LegalActions(spaces.Discrete):
+    """``Discrete(NUM_ACTIONS)`` whose ``sample()`` without a mask samples a legal action of
+    the env's current position when this seat decides. Pickles (and copies) as a plain
+    ``Discrete``: the env reference stays in the env's own process."""
+
+    def __init__(self, env: MachuPicchuMultiAgentEnv, seat: int) -> None:
+        super().__init__(NUM_ACTIONS)
+        self._env, self._seat = env, seat
+
+    def sample(self, mask=None, probability=None):
+        game = self._env.game
+        if mask is None and probability is None and game is not None and not game.is_over \
+                and game.current_player == self._seat:
+            mask = game.action_mask().astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __reduce__(self):
+        return spaces.Discrete, (self.n,)
+
+
+class MachuPicchuMultiAgentEnv(MultiAgentEnv):
+    """The game for RLlib (see the module docstring). ``config``: ``num_players`` (2-5, default
+    2), ``reward`` (``win``), ``max_decisions`` (5000), ``learning_game`` (False), ``seed``
+    (the first reset's, if ``reset`` gets none)."""
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        config = dict(config or {})
+        known = {"num_players", "reward", "max_decisions", "learning_game", "seed"}
+        unknown = sorted(set(config) - known)
+        if unknown:
+            raise ValueError(f"unknown MachuPicchuMultiAgentEnv option(s) {unknown}; known: "
+                             f"{', '.join(sorted(known))}")
+        self.num_players = check_int("num_players", config.get("num_players", 2), 2, 5)
+        self.reward_mode = config.get("reward", "win")
+        check_reward_mode(self.reward_mode)
+        self.max_decisions = check_int("max_decisions",
+                                       config.get("max_decisions", DEFAULT_MAX_DECISIONS), 1, None)
+        self.learning_game = bool(config.get("learning_game", False))
+        self._rng = np.random.default_rng(config.get("seed"))
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agents = list(self.possible_agents)
+        obs_space = spaces.Dict({
+            "observations": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+        })
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = {a: LegalActions(self, i) for i, a in enumerate(self.possible_agents)}
+        self.game: Game | None = None
+
+    def _observe(self) -> dict[str, dict[str, np.ndarray]]:
+        p = self.game.current_player
+        return {self.possible_agents[p]: {
+            "observations": self.game.observation(p).astype(np.float32, copy=False),
+            "action_mask": self.game.action_mask().astype(np.float32)}}
+
+    def _final_observations(self) -> dict[str, dict[str, np.ndarray]]:
+        no_action = np.zeros(NUM_ACTIONS, dtype=np.float32)
+        return {a: {"observations": self.game.observation(p).astype(np.float32, copy=False),
+                    "action_mask": no_action.copy()}
+                for p, a in enumerate(self.possible_agents)}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.game = Game(self.num_players, int(self._rng.integers(2**62)),
+                         learning_game=self.learning_game)
+        self.agents = list(self.possible_agents)
+        obs = self._observe()
+        return obs, {a: {} for a in obs}
+
+    def step(self, action_dict: dict[str, Any]):
+        if self.game is None or self.game.is_over:
+            raise RuntimeError("step() needs a running game: call reset() first")
+        agent = self.possible_agents[self.game.current_player]
+        if set(action_dict) != {agent}:
+            raise IllegalActionError(action_dict, self.game.legal_actions(),
+                                     f"only {agent} decides now; got actions for "
+                                     f"{sorted(action_dict)}")
+        action = action_dict[agent]
+        try:
+            action = parse_action(action.item() if isinstance(action, np.ndarray) else action)
+        except ValueError as e:
+            raise IllegalActionError(action, self.game.legal_actions(), str(e)) from None
+        self.game.play(action)  # raises IllegalActionError before any change
+        over = self.game.is_over
+        if over or len(self.game.history) >= self.max_decisions:  # every agent's last step
+            rewards = (terminal_rewards(self.game.scores(), self.reward_mode) if over
+                       else [0.0] * self.num_players)
+            results = dict(zip(self.possible_agents, rewards, strict=True))
+            return (self._final_observations(), results,
+                    {"__all__": over}, {"__all__": not over}, {})
+        obs = self._observe()
+        return (obs, {agent: 0.0}, {"__all__": False}, {"__all__": False}, {})
+
+
+class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
+    """PPO's RLModule: ``PolicyNet`` (``model_config``: ``{"layers": [256, 256],
+    "activation": "tanh"}``) with masked logits. Observations are the env's dicts."""
+
+    def setup(self) -> None:
+        from machu_env.agents import policy_file
+        from machu_env.train.ppo import net_config, new_net
+
+        cfg = dict(self.model_config or {})
+        layers = [int(x) for x in cfg.get("layers", [256, 256])]
+        self.net_config = policy_file.check_config(
+            net_config(layers, cfg.get("activation", "tanh")), "MaskedActorCritic")
+        self.net = new_net(self.net_config, int(cfg.get("seed", 0)))
+
+    def _masked_logits(self, batch: dict[str, Any]):
+        import torch
+
+        obs = batch[Columns.OBS]
+        logits = self.net.action_net(self.net.mlp_extractor.policy_net(obs["observations"]))
+        return torch.where(obs["action_mask"] > 0.5, logits,
+                           torch.full_like(logits, MASKED_LOGIT))
+
+    def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        return {Columns.ACTION_DIST_INPUTS: self._masked_logits(batch)}
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        return {Columns.ACTION_DIST_INPUTS: self._masked_logits(batch)}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None):
+        obs = batch[Columns.OBS]["observations"]
+        return self.net.value_net(self.net.mlp_extractor.value_net(obs)).squeeze(-1)
+
+
+def ppo_config(num_players: int = 2, num_env_runners: int = 1, envs_per_runner: int = 1,
+               layers: tuple[int, ...] = (256, 256), reward: str = "win", seed: int = 0,
+               train_batch_size: int = 4000, minibatch_size: int = 500, num_epochs: int = 4,
+               lr: float = 3e-4):
+    """RLlib's ``PPOConfig`` for the game: one ``MaskedActorCritic`` shared by every seat."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    check_int("num_env_runners", num_env_runners, 0, None)
+    check_int("envs_per_runner", envs_per_runner, 1, None)
+    module = RLModuleSpec(module_class=MaskedActorCritic,
+                          model_config={"layers": list(layers), "seed": seed})
+    return (PPOConfig()
+            .environment(MachuPicchuMultiAgentEnv,
+                         env_config={"num_players": num_players, "reward": reward})
+            .multi_agent(policies={MODULE_ID},
+                         policy_mapping_fn=lambda agent_id, episode, **kw: MODULE_ID)
+            .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE_ID: module}))
+            .env_runners(num_env_runners=num_env_runners,
+                         num_envs_per_env_runner=envs_per_runner)
+            .training(train_batch_size_per_learner=train_batch_size,
+                      minibatch_size=minibatch_size, num_epochs=num_epochs, lr=lr,
+                      gamma=0.995, lambda_=0.95, entropy_coeff=0.01, vf_loss_coeff=0.5)
+            .debugging(seed=seed))
+
+
+def export_policy(module: MaskedActorCritic, path: str | Path,
+                  info: dict[str, Any] | None = None) -> Path:
+    """Write ``module``'s weights as a data-only agent file (``policy_file`` format)."""
+    from machu_env.agents import policy_file
+
+    weights = {k: v.detach().float().cpu() for k, v in module.net.state_dict().items()}
+    policy_file.save(path, weights, module.net_config, info or {})
+    return Path(path)
+
+
+def policy_path(checkpoint: str | Path) -> Path:
+    """The agent file of a checkpoint folder written by ``train.rllib_ppo`` (ValueError
+    naming what is expected when there is none)."""
+    folder = Path(checkpoint)
+    path = folder / POLICY_FILE if folder.is_dir() else folder
+    if not path.is_file() or path.suffix != ".safetensors":
+        raise ValueError(f"no RLlib policy at {checkpoint}: expected a checkpoint folder written "
+                         f"by `python -m machu_env.train.rllib_ppo` (it holds {POLICY_FILE}, the "
+                         "data-only copy of the shared module's weights)")
+    return path

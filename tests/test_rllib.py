@@ -1,0 +1,114 @@
+"""RLlib adapter (machu_env.rllib): the MultiAgentEnv plays the engine's game, RLlib's own env
+checker passes with the mask, PPO with the masking RLModule trains, and its checkpoint plays as
+``rllib:<folder>``. Runs where the ``rllib`` extra is installed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+pytest.importorskip("torch")
+
+from machu_env import Game  # noqa: E402
+from machu_env.errors import IllegalActionError  # noqa: E402
+from machu_env.rewards import terminal_rewards  # noqa: E402
+from machu_env.rllib import MachuPicchuMultiAgentEnv  # noqa: E402
+
+
+def test_the_env_plays_the_engines_game_one_decider_at_a_time():
+    env = MachuPicchuMultiAgentEnv({"num_players": 3, "reward": "rank"})
+    obs, _ = env.reset(seed=5)
+    game = Game(3, env.game.seed)
+    rng = np.random.default_rng(0)
+    while True:
+        (agent, o), = obs.items()  # exactly one agent decides
+        p = game.current_player
+        assert agent == f"player_{p}"
+        assert np.array_equal(o["observations"], game.observation(p))
+        assert np.array_equal(o["action_mask"], game.action_mask())
+        action = int(rng.choice(game.legal_action_ids()))
+        game.play(action)
+        obs, rewards, terminated, truncated, _ = env.step({agent: np.int64(action)})
+        if terminated["__all__"]:
+            break
+        assert rewards == {agent: 0.0} and not truncated["__all__"]
+    assert game.is_over and set(obs) == set(env.possible_agents)
+    assert [rewards[a] for a in env.possible_agents] == terminal_rewards(game.scores(), "rank")
+
+
+def test_rllibs_env_checker_passes_because_sampling_uses_the_mask():
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    env = MachuPicchuMultiAgentEnv({"num_players": 4})
+    for _ in range(30):  # each check resets (seed 42) and steps one sampled action
+        check_multiagent_environments(env)
+    env.reset(seed=1)
+    agent = f"player_{env.game.current_player}"
+    legal = set(env.game.legal_action_ids())
+    assert {int(env.action_spaces[agent].sample()) for _ in range(200)} <= legal
+    other = next(a for a in env.possible_agents if a != agent)  # not deciding: any action
+    assert len({int(env.action_spaces[other].sample()) for _ in range(200)}) > len(legal)
+
+
+def test_bad_actions_and_options_name_what_is_allowed_and_change_nothing():
+    env = MachuPicchuMultiAgentEnv({"num_players": 2})
+    env.reset(seed=3)
+    agent = f"player_{env.game.current_player}"
+    other = next(a for a in env.possible_agents if a != agent)
+    before = env.game.state.copy()
+    illegal = next(i for i in range(200) if i not in env.game.legal_action_ids())
+    for actions in ({agent: illegal}, {agent: 0.5}, {other: 0}, {agent: 0, other: 0}):
+        with pytest.raises(IllegalActionError, match="legal"):
+            env.step(actions)
+        assert np.array_equal(env.game.state, before)
+    with pytest.raises(ValueError, match="num_players"):
+        MachuPicchuMultiAgentEnv({"num_players": 6})
+    with pytest.raises(ValueError, match="known: "):
+        MachuPicchuMultiAgentEnv({"players": 2})
+
+
+def test_rllib_ppo_trains_two_iterations_and_its_checkpoint_plays_a_legal_game(tmp_path,
+                                                                              ray_env):
+    import torch
+
+    from machu_env.agents import make_agent
+    from machu_env.rllib import MODULE_ID
+    from machu_env.train.rllib_ppo import train
+
+    ray_env.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    lines = []
+    summary = train(players=2, iterations=2, env_runners=1, out=tmp_path / "run",
+                    train_batch_size=600, minibatch_size=200, log=lines.append)
+    assert len(summary["iterations"]) == 2 and all(r["env_steps"] >= 600
+                                                   for r in summary["iterations"])
+    checkpoint = tmp_path / "run" / "checkpoint"
+    assert (checkpoint / "policy.safetensors").is_file()
+    sampler = make_agent(f"rllib:{checkpoint}", seed=0, deterministic=False)
+    game = Game(2, 7)  # (a barely trained greedy policy may never end a game: sample)
+    while not game.is_over and len(game.history) < 5000:
+        game.play(sampler.act(game))  # play() raises on an illegal action
+    assert game.is_over
+    agent = make_agent(f"rllib:{checkpoint}", seed=0)
+    # the agent file holds the trained module's weights: the same masked greedy decisions
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    module = RLModule.from_checkpoint(checkpoint / "learner_group" / "learner" / "rl_module"
+                                      / MODULE_ID)  # a checkpoint this test wrote itself
+    env = MachuPicchuMultiAgentEnv({"num_players": 2})
+    obs, _ = env.reset(seed=11)
+    for _ in range(40):
+        (name, o), = obs.items()
+        batch = {"obs": {k: torch.as_tensor(v)[None] for k, v in o.items()}}
+        with torch.no_grad():
+            logits = module.forward_inference(batch)["action_dist_inputs"][0]
+        action = int(torch.argmax(logits))
+        assert action == agent.act(env.game)
+        obs, *_ = env.step({name: action})
+
+
+def test_an_rllib_agent_name_without_a_checkpoint_names_what_is_expected(tmp_path):
+    from machu_env.agents import make_agent
+
+    with pytest.raises(ValueError, match="rllib_ppo"):
+        make_agent(f"rllib:{tmp_path}")
