@@ -23,11 +23,12 @@ MOVES = Path(__file__).parent / "data" / "policy_moves.json"
 
 
 def test_shipped_agents_play_the_moves_of_the_sb3_zips_they_came_from():
-    """35 games recorded with the zips' ``MaskablePPO.predict`` (scripts/make_policy_fixture.py):
-    at each of 2,219 decisions the data-only agent chooses the same action."""
-    assert set(shipped_policies()) >= {"ppo-2p", "ppo-3p"}
+    """35 games recorded with the zips' ``MaskablePPO.predict`` (scripts/make_policy_fixture.py)
+    by the first shipped agents, now ``ppo-2p-v1`` and ``ppo-3p-v1``: at each of 2,219
+    decisions the data-only agent chooses the same action."""
+    assert set(shipped_policies()) >= {"ppo-2p", "ppo-3p", "ppo-2p-v1", "ppo-3p-v1"}
     rows = json.loads(MOVES.read_text())
-    agents = {name: make_agent(name) for name in ("ppo-2p", "ppo-3p")}
+    agents = {name: make_agent(f"{name}-v1") for name in ("ppo-2p", "ppo-3p")}
     checked = 0
     for row in rows:
         record = row["record"]
