@@ -1,0 +1,115 @@
+"""The OpenSpiel game ``python_machu_picchu`` (machu_env.openspiel): OpenSpiel's own random
+simulation test, the observer's consistency under re-dealt hidden cards, OpenSpiel's Python
+IS-MCTS and random bots through ``evaluate_bots``, and a game played through OpenSpiel equal to
+the same game played through ``Game``. Runs where the ``openspiel`` extra is installed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import machu_env.openspiel  # noqa: E402,F401 (registers the game)
+from machu_env import Game  # noqa: E402
+from machu_env.openspiel import NUM_CARDS  # noqa: E402
+
+
+def _play(state, rng, decisions=None):
+    """Random chance outcomes and random legal actions, up to ``decisions`` decisions."""
+    made = 0
+    while not state.is_terminal() and (state.is_chance_node() or decisions is None
+                                       or made < decisions):
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            made += 1
+    return state
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_openspiels_random_simulation_test_passes(players):
+    game = pyspiel.load_game("python_machu_picchu", {"players": players})
+    assert game.num_players() == players and game.num_distinct_actions() == 157
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_a_game_through_openspiel_equals_the_same_game_through_game():
+    game = pyspiel.load_game("python_machu_picchu", {"players": 3, "reward": "rank"})
+    state = _play(game.new_initial_state(), np.random.default_rng(4))
+    history = state.history()
+    start, cards, actions = history[0], history[1:1 + NUM_CARDS], history[1 + NUM_CARDS:]
+    direct = Game(3, 12345, start_player=start, hands=[[c] for c in cards[:3]], deck=cards[3:])
+    for a in actions:
+        direct.play(a)
+    assert direct.is_over and np.array_equal(direct.state, state.game.state)
+    from machu_env.rewards import terminal_rewards
+
+    assert state.returns() == terminal_rewards(direct.scores(), "rank")
+    # serialize / deserialize through OpenSpiel restores the very same position
+    again = game.deserialize_state(state.serialize())
+    assert np.array_equal(again.game.state, state.game.state)
+
+
+def test_the_setup_is_explicit_chance():
+    game = pyspiel.load_game("python_machu_picchu", {"players": 2})
+    state = game.new_initial_state()
+    assert state.is_chance_node() and [a for a, _ in state.chance_outcomes()] == [0, 1]
+    state.apply_action(1)
+    for k in range(NUM_CARDS):
+        outcomes = state.chance_outcomes()
+        assert len(outcomes) == NUM_CARDS - k and abs(sum(p for _, p in outcomes) - 1) < 1e-9
+        state.apply_action(outcomes[-1][0])
+    assert not state.is_chance_node() and state.game.view(None)["start_player"] == 1
+
+
+def test_the_observer_sees_what_its_player_may_know_and_resampling_keeps_it():
+    game = pyspiel.load_game("python_machu_picchu", {"players": 3})
+    rng = np.random.default_rng(8)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    others_changed = 0
+    for decisions in (0, 25, 60, 110):
+        state = _play(game.new_initial_state(), rng, decisions)
+        if state.is_terminal():
+            continue
+        p = state.current_player()
+        assert np.array_equal(state.observation_tensor(p), state.game.observation(p))
+        info = (state.information_state_string(p), state.information_state_tensor(p),
+                state.observation_string(p), state.observation_tensor(p))
+        for _ in range(5):
+            world = state.resample_from_infostate(p, sampler)
+            assert (world.information_state_string(p), world.information_state_tensor(p),
+                    world.observation_string(p), world.observation_tensor(p)) == info
+            assert world.legal_actions() == state.legal_actions()
+            others_changed += any(world.information_state_string(q)
+                                  != state.information_state_string(q)
+                                  for q in range(3) if q != p)
+    assert others_changed > 0  # the re-deal does change what the others hold
+    # another player's summit return is hidden in the information state
+    text = " ".join(state.information_state_string(q) for q in range(3))
+    assert "return a card" in text or "return " not in text
+
+
+def test_python_ismcts_and_random_bots_play_through_evaluate_bots():
+    from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
+
+    class ISMCTS(ismcts.ISMCTSBot):
+        def restart_at(self, state):  # evaluate_bots asks every bot; this one keeps no state
+            self.reset()
+
+    game = pyspiel.load_game("python_machu_picchu", {"players": 2})
+    rs = np.random.RandomState(0)
+    search = ISMCTS(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0,
+                              max_simulations=4, random_state=rs)
+    bots = [search, pyspiel.make_uniform_random_bot(1, 7)]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rs)
+    assert sorted(returns) in ([-1.0, 1.0], [1.0, 1.0])
+
+
+def test_bad_parameters_are_refused_with_what_is_allowed():
+    with pytest.raises(Exception, match="players must be 2 to 5"):
+        pyspiel.load_game("python_machu_picchu", {"players": 6})
+    with pytest.raises(Exception, match="reward must be one of"):
+        pyspiel.load_game("python_machu_picchu", {"reward": "gold"})
