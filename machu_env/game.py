@@ -116,6 +116,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
+        """True once the game has ended (the Rescue or the Spanish conquest, R8)."""
         return bool(self._s[L.GAME_OVER])
 
     @property
@@ -130,6 +131,7 @@ class Game:
 
     @property
     def day(self) -> int:
+        """The current day on the time track, 1 to 9 (R2.6: the game ends after day 9)."""
         return int(self._s[L.DAY])
 
     @property

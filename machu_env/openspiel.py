@@ -104,6 +104,8 @@ class MachuPicchuGame(pyspiel.Game):
         return MachuPicchuState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> MachuPicchuObserver:
+        """OpenSpiel's observer: with ``perfect_recall`` the information state, else the
+        observation (``MachuPicchuObserver``)."""
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall

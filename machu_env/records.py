@@ -31,6 +31,7 @@ def game_record(game: Game, agents: list[str] | None = None) -> dict[str, Any]:
 
 
 def save_record(game: Game, path: str | Path, agents: list[str] | None = None) -> None:
+    """Write ``game``'s record (``game_record``) to ``path`` as JSON."""
     Path(path).write_text(json.dumps(game_record(game, agents), indent=1))
 
 
