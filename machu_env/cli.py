@@ -289,6 +289,9 @@ def train(
     max_exploiters: int = typer.Option(4, min=1, help="league: exploiters kept in the pool"),
     init: str = typer.Option("", help="start from this trained policy (ppo-2p-v1, "
                              "policy:<file>) instead of fresh weights"),
+    ray: str = typer.Option("", metavar="[ADDRESS]", help="play the evaluations against the "
+                            "heuristics as Ray tasks: --ray alone joins or starts a local "
+                            "instance; auto or ray://host:port a cluster (the ray extra)"),
 ) -> None:
     """Self-play or league training (masked PPO) against an opponent pool; see
     train/selfplay.py."""
@@ -307,7 +310,7 @@ def train(
     options["out"] = str(out)
     try:
         summary = run_training(TrainConfig(**options), resume=resume)
-    except ValueError as e:
+    except (ValueError, ImportError) as e:
         raise typer.BadParameter(str(e)) from None
     console.print_json(json.dumps(summary))
 

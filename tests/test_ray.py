@@ -89,3 +89,22 @@ def test_exploit_evaluations_on_ray_equal_the_local_ones(ray_env):
     on_ray = evaluate_exploiter(net, "ppo-2p", 2, 230, seed=5, ray="local", workers=2)
     assert local.shape == (230,) and 0 < local.sum() < 230
     assert (on_ray == local).all()
+
+
+def test_training_evaluations_on_ray_equal_the_same_evaluations_run_here(tmp_path, ray_env):
+    from test_train import tiny
+
+    from machu_env.agents import make_agent
+    from machu_env.train.exploit import evaluate_exploiter
+    from machu_env.train.selfplay import EVAL_OPPONENTS, train
+
+    ray_env.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    summary = train(tiny(tmp_path / "run", timesteps=1024, eval_every=1024, eval_games=120,
+                         ray="local"), verbose=False)
+    assert summary and ray_env.is_initialized()  # joined the running instance, left it up
+    history = (tmp_path / "run" / "history.csv").read_text().splitlines()
+    header, last = history[0].split(","), history[-1].split(",")
+    net = make_agent(f"policy:{tmp_path / 'run' / 'latest.safetensors'}").net
+    for k, name in enumerate(EVAL_OPPONENTS):  # the same chunks and seeds, played here
+        here = evaluate_exploiter(net, name, 2, 120, seed=1_000_003 * (k + 1)).mean()
+        assert float(last[header.index(f"win_vs_{name}")]) == pytest.approx(here)

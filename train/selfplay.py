@@ -96,6 +96,7 @@ class TrainConfig:
     exploiter_share: float = 0.5
     max_exploiters: int = 4
     init: str = ""
+    ray: str = ""  # "" or a Ray address: the evaluations against the heuristics run as Ray tasks
 
     def check(self) -> None:
         """Clear errors for impossible settings (before anything is built)."""
@@ -114,7 +115,7 @@ class TrainConfig:
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not np.isfinite(v):
                 raise ValueError(f"{name} must be a finite number, got {v!r}")
-        for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init"):
+        for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         if self.n_envs * self.n_steps % self.batch_size:
@@ -196,7 +197,7 @@ class Trainer:
                 raise ValueError(f"nothing to resume: {saved_path} does not exist")
             saved = TrainConfig.load(saved_path)
             saved.timesteps, saved.device, saved.out = config.timesteps, config.device, config.out
-            saved.threads = config.threads
+            saved.threads, saved.ray = config.threads, config.ray
             config = saved
         config.check()
         if config.precision == "bf16" and not bf16_supported():
@@ -370,6 +371,13 @@ class Trainer:
         row: dict[str, Any] = {"timesteps": int(self.model.num_timesteps)}
         predict = self.model.predict
         for k, name in enumerate(EVAL_OPPONENTS):
+            if c.ray:  # chunks of games as Ray tasks (float32 copies of the learner)
+                from .exploit import evaluate_exploiter
+
+                row[f"win_vs_{name}"] = float(evaluate_exploiter(
+                    self.model.net, name, c.players, c.eval_games, seed=1_000_003 * (k + 1),
+                    ray=c.ray, workers=4).mean())
+                continue
             row[f"win_vs_{name}"] = win_share(predict, name, c.eval_games, c.players,
                                               seed=1_000_003 * (k + 1))
         row["train_seconds"] = round(self.train_seconds, 2)
@@ -562,5 +570,17 @@ def _torch_threads() -> int:
 
 
 def train(config: TrainConfig, resume: bool = False, verbose: bool = True) -> dict[str, Any]:
-    """Run (or resume) a training run; returns its summary."""
-    return Trainer(config, resume=resume, verbose=verbose).run()
+    """Run (or resume) a training run; returns its summary. With ``config.ray``, Ray is joined
+    (or started) first, so that a missing extra or an unreachable cluster fails at once."""
+    started = False
+    if config.ray:
+        from machu_env.ray_backend import connect
+
+        started = connect(config.ray)
+    try:
+        return Trainer(config, resume=resume, verbose=verbose).run()
+    finally:
+        if started:
+            from machu_env.ray_backend import require_ray
+
+            require_ray().shutdown()
