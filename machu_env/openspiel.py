@@ -37,6 +37,8 @@ process with a segmentation fault); OpenSpiel's Python ``ISMCTSBot`` works
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 try:
@@ -236,10 +238,8 @@ class MachuPicchuObserver:
     def string_from(self, state: MachuPicchuState, player: int) -> str:
         if state.game is None:
             return f"p{player} setup"
-        if not self.perfect_recall:
-            return f"p{player} " + " ".join(
-                f"{k}={v}" for k, v in state.game.view(player).items() if k != "players") + \
-                f" hand={state.hand_cards(int(state.game.state[L.player_base(player) + L.P_HAND]))}"
+        if not self.perfect_recall:  # everything the player sees now (Game.view)
+            return f"p{player} {json.dumps(state.game.view(player), sort_keys=True)}"
         changes = {k: h for k, q, h in state.hand_changes if q == player}
         parts = [f"p{player}"]
         for i, (by, action) in enumerate([(-1, "")] + state.game.history):
