@@ -264,6 +264,7 @@ def train(
     clip_range: float = typer.Option(0.2, help="PPO clip range"),
     ent_coef: float = typer.Option(0.01, help="entropy bonus"),
     vf_coef: float = typer.Option(0.5, help="value loss weight"),
+    max_grad_norm: float = typer.Option(0.5, help="gradient norm clip"),
     net_arch: str = typer.Option("256,256", help="hidden layer sizes of the policy and of "
                                  "the value network"),
     pool: str = typer.Option("random:0.05,builder:0.25,gold:0.45,self:0.25",
@@ -352,15 +353,16 @@ def exploit(
         raise typer.BadParameter(f"precision must be fp32 or bf16 (bf16 only on CPUs with "
                                  f"bfloat16 arithmetic), got {precision!r}",
                                  param_hint="--precision")
-    if n_envs * n_steps % batch_size:
-        raise typer.BadParameter(f"batch_size ({batch_size}) must divide n_envs * n_steps "
-                                 f"({n_envs * n_steps})", param_hint="--batch-size")
+    settings = PPOSettings(n_envs=n_envs, n_steps=n_steps, batch_size=batch_size,
+                           precision=precision)
+    try:
+        settings.check()
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
     if threads:
         import torch
 
         torch.set_num_threads(threads)
-    settings = PPOSettings(n_envs=n_envs, n_steps=n_steps, batch_size=batch_size,
-                           precision=precision)
     try:
         summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
                               settings, trust_pickle=trust_pickle, ray=ray, workers=workers)

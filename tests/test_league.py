@@ -100,7 +100,8 @@ def test_ppo_learns_to_beat_random_play():
 
 
 def test_ppo_advantages_stop_at_game_boundaries():
-    model = PPO(new_net(net_config([8]), 0), PPOSettings(n_envs=1, n_steps=3), seed=0)
+    model = PPO(new_net(net_config([8]), 0), PPOSettings(n_envs=1, n_steps=3, batch_size=3),
+                seed=0)
     B = model.buffer
     B.rewards[:, 0] = torch.tensor([0.0, 1.0, 0.0])
     B.values[:, 0] = torch.tensor([0.5, 0.5, 0.5, 0.5])

@@ -18,20 +18,22 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 
 from machu_env import NUM_ACTIONS, OBS_SIZE
 from machu_env.agents import policy_file
+from machu_env.checks import check_int
 
 PRECISIONS = ("fp32", "bf16")
 
 
 @dataclass
 class PPOSettings:
-    """The algorithm's settings (the trainer's ``TrainConfig`` holds them too)."""
+    """The algorithm's settings (sb3-contrib MaskablePPO's meaning; the trainer's
+    ``TrainConfig`` extends them)."""
 
     n_envs: int = 128
     n_steps: int = 128
@@ -45,6 +47,32 @@ class PPOSettings:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     precision: str = "fp32"
+
+    def check(self) -> None:
+        """Clear errors for impossible settings, naming the setting and what is allowed."""
+        for name in ("n_envs", "n_steps", "batch_size", "n_epochs"):
+            check_int(name, getattr(self, name), 1, None)
+        for name in ("learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef",
+                     "vf_coef", "max_grad_norm"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not np.isfinite(v):
+                raise ValueError(f"{name} must be a finite number, got {v!r}")
+        if self.n_envs * self.n_steps % self.batch_size:
+            raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs * n_steps "
+                             f"({self.n_envs * self.n_steps})")
+        for name in ("learning_rate", "clip_range", "max_grad_norm"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        for name in ("gamma", "gae_lambda"):
+            if not 0 < getattr(self, name) <= 1:
+                raise ValueError(f"{name} must be in (0, 1], got {getattr(self, name)}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, "
+                             f"got {self.precision!r}")
+
+    def ppo_settings(self) -> PPOSettings:
+        """Just the algorithm's settings (a ``TrainConfig`` holds more)."""
+        return PPOSettings(**{f.name: getattr(self, f.name) for f in fields(PPOSettings)})
 
 
 def net_config(layers: list[int], activation: str = "tanh") -> dict[str, Any]:
@@ -114,9 +142,7 @@ class PPO:
     def __init__(self, net, settings: PPOSettings, seed: int = 0) -> None:
         import torch
 
-        if settings.precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, "
-                             f"got {settings.precision!r}")
+        settings.check()
         if settings.precision == "bf16" and not bf16_supported():
             raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 "
                              "BF16 or AMX); this one has none: use fp32")

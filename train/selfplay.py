@@ -46,8 +46,6 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from machu_env.agents import policy_file
 from machu_env.checks import check_int
 from machu_env.rewards import check_reward_mode
@@ -55,31 +53,21 @@ from machu_env.rewards import check_reward_mode
 from .bank import PolicyBank
 from .evaluate import win_share
 from .pool_env import PoolVecEnv, parse_pool
-from .ppo import PPO, PRECISIONS, PPOSettings, bf16_supported, net_config, new_net
+from .ppo import PPO, PPOSettings, bf16_supported, net_config, new_net
 
 EVAL_OPPONENTS = ("random", "builder", "gold")
 
 
 @dataclass
-class TrainConfig:
-    """Everything a run depends on (saved as ``config.json``). The defaults are the settings of
-    the shipped 2-player run (which set ``timesteps`` to 10M; the 3-player run used
-    ``reward="score"``)."""
+class TrainConfig(PPOSettings):
+    """Everything a run depends on (saved as ``config.json``): the algorithm's ``PPOSettings``
+    and the run's own. The defaults are the settings of the shipped 2-player v1 run (which set
+    ``timesteps`` to 10M; the 3-player v1 run used ``reward="score"``)."""
 
     players: int = 2
     timesteps: int = 20_000_000
     seed: int = 0
     out: str = "runs/selfplay"
-    n_envs: int = 128
-    n_steps: int = 128
-    batch_size: int = 4096
-    n_epochs: int = 4
-    learning_rate: float = 3e-4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
     net_arch: str = "256,256"
     pool: str = "random:0.05,builder:0.25,gold:0.45,self:0.25"
     reward: str = "win"
@@ -88,7 +76,6 @@ class TrainConfig:
     eval_every: int = 500_000
     eval_games: int = 400
     device: str = "auto"
-    precision: str = "fp32"
     threads: int = 0
     league: bool = False
     exploiter_every: int = 2_000_000
@@ -100,49 +87,27 @@ class TrainConfig:
 
     def check(self) -> None:
         """Clear errors for impossible settings (before anything is built)."""
+        for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
+        super().check()
         check_int("players", self.players, 2, 5)
         check_int("seed", self.seed, 0, 2**32 - 1)
-        positive = ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
-                    "snapshot_every", "max_snapshots", "eval_every", "eval_games",
-                    "exploiter_every", "exploiter_steps", "max_exploiters")
-        for name in positive:
+        for name in ("timesteps", "snapshot_every", "max_snapshots", "eval_every", "eval_games",
+                     "exploiter_every", "exploiter_steps", "max_exploiters"):
             check_int(name, getattr(self, name), 1, None)
         check_int("threads", self.threads, 0, 1024)
         if not isinstance(self.league, bool):
             raise ValueError(f"league must be true or false, got {self.league!r}")
-        for name in ("learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef",
-                     "vf_coef", "exploiter_share"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not np.isfinite(v):
-                raise ValueError(f"{name} must be a finite number, got {v!r}")
-        for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray"):
-            if not isinstance(getattr(self, name), str):
-                raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
-        if self.n_envs * self.n_steps % self.batch_size:
-            raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs * n_steps "
-                             f"({self.n_envs * self.n_steps})")
-        for name in ("learning_rate", "clip_range"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
-        for name in ("gamma", "gae_lambda"):
-            if not 0 < getattr(self, name) <= 1:
-                raise ValueError(f"{name} must be in (0, 1], got {getattr(self, name)}")
+        v = self.exploiter_share
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
+            raise ValueError(f"exploiter_share must be a number in [0, 1], got {v!r}")
         self.layers()
         parse_pool(self.pool)
         check_reward_mode(self.reward)
-        if not 0 <= self.exploiter_share <= 1:
-            raise ValueError(f"exploiter_share must be in [0, 1], got {self.exploiter_share}")
         if self.device not in ("auto", "cpu", "mps") and not self.device.startswith("cuda"):
             raise ValueError(f"device must be auto, cpu, cuda, cuda:<n> or mps, "
                              f"got {self.device!r}")
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, "
-                             f"got {self.precision!r}")
-
-    def settings(self) -> PPOSettings:
-        return PPOSettings(self.n_envs, self.n_steps, self.batch_size, self.n_epochs,
-                           self.learning_rate, self.gamma, self.gae_lambda, self.clip_range,
-                           self.ent_coef, self.vf_coef, precision=self.precision)
 
     def layers(self) -> list[int]:
         try:
@@ -237,7 +202,7 @@ class Trainer:
                     stale.unlink()  # from an earlier run here that never reached a checkpoint
             net = init_net if init_net is not None else \
                 new_net(self.config_net, c.seed).to(self.device)
-            self.model = PPO(net, c.settings(), seed=c.seed)
+            self.model = PPO(net, c.ppo_settings(), seed=c.seed)
             self.add_snapshot()
         (self.out / "config.json").write_text(json.dumps(asdict(c), indent=2))
         self.train_seconds = 0.0  # this session's training time (evaluations excluded)
@@ -263,7 +228,7 @@ class Trainer:
             raise ValueError(f"{state_path}: not a run state ({e})") from None
         # new games and new draws, not a replay of the run's first ones (still a function of
         # the seed and the step)
-        self.model = PPO(self._load_net(latest), c.settings(), seed=c.seed + steps)
+        self.model = PPO(self._load_net(latest), c.ppo_settings(), seed=c.seed + steps)
         try:
             optimizer = torch.load(opt_path, map_location=self.device, weights_only=True)
             self.model.optimizer.load_state_dict(optimizer)
@@ -327,7 +292,7 @@ class Trainer:
         run = train_against(PolicyBank([main], seed=c.seed + step, precision=c.precision,
                                        names=["main"]),
                             players=c.players, steps=c.exploiter_steps,
-                            seed=c.seed + step + 1, warm_start=main, settings=c.settings(),
+                            seed=c.seed + step + 1, warm_start=main, settings=c.ppo_settings(),
                             reward=c.reward, device=self.device)
         net = run.model.net.cpu().eval()
         self.exploiters.append((step, net))
