@@ -288,6 +288,9 @@ def train(
     exploiter_share: float = typer.Option(0.5, help="league: the exploiters' share of the "
                                           "self weight"),
     max_exploiters: int = typer.Option(4, min=1, help="league: exploiters kept in the pool"),
+    exploit_greedy: bool = typer.Option(False, help="league: exploiters train against the main "
+                                        "agent's deterministic play (as tournaments and "
+                                        "`machu exploit` play it) instead of its sampled play"),
     init: str = typer.Option("", help="start from this trained policy (ppo-2p-v1, "
                              "policy:<file>) instead of fresh weights"),
     ray: str = typer.Option("", metavar="[ADDRESS]", help="play the evaluations against the "

@@ -147,6 +147,28 @@ def test_league_run_trains_exploiters_and_writes_a_ratings_table(tmp_path):
     assert ordinals == sorted(ordinals, reverse=True)
 
 
+@pytest.mark.parametrize("greedy", [False, True])
+def test_league_exploiters_face_the_main_agents_sampled_or_greedy_play(tmp_path, monkeypatch,
+                                                                        greedy):
+    from machu_env.train import exploit as exploit_module
+
+    seen = []
+    original = exploit_module.train_against
+
+    def spy(bank, *args, **kwargs):
+        seen.append(bank.deterministic.tolist())
+        return original(bank, *args, **kwargs)
+
+    monkeypatch.setattr(exploit_module, "train_against", spy)
+    config = TrainConfig(players=2, timesteps=1024, seed=1, out=str(tmp_path / "l"), n_envs=16,
+                         n_steps=32, batch_size=256, n_epochs=1, net_arch="16,16",
+                         eval_every=1024, eval_games=4, snapshot_every=1024, league=True,
+                         exploiter_every=512, exploiter_steps=512, exploit_greedy=greedy,
+                         device="cpu", threads=1)
+    train(config, verbose=False)
+    assert seen == [[greedy]]
+
+
 def test_exploit_probe_trains_and_reports_for_any_agent(tmp_path):
     summary = exploit("gold", players=2, steps=1024, seed=0, out=tmp_path / "gold",
                       eval_games=40, settings=SMALL, verbose=False)

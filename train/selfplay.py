@@ -25,8 +25,10 @@ League training (``--league``, after the leagues of AlphaStar, scaled down): eve
 from the main agent) trains for ``--exploiter-steps`` steps against the frozen current main
 agent only; it then joins the pool, where the exploiters share ``--exploiter-share`` of the
 ``self`` weight (the snapshots the rest), the oldest leaving beyond ``--max-exploiters``. So the
-main agent keeps meeting the strategies that beat it. Each evaluation also plays the main agent
-against every pool member and writes ``league.json``: win shares and OpenSkill ratings.
+main agent keeps meeting the strategies that beat it. An exploiter faces the main agent's sampled
+play, or with ``--exploit-greedy`` its deterministic play (what tournaments and ``machu exploit``
+face; the exploiters still play sampled moves in the pool). Each evaluation also plays the main
+agent against every pool member and writes ``league.json``: win shares and OpenSkill ratings.
 
 ``--init AGENT`` starts the learner from a trained policy of the same network shape (a shipped
 agent such as ``ppo-2p-v1``, or ``policy:<file>``/a ``.safetensors`` path) instead of fresh
@@ -82,6 +84,7 @@ class TrainConfig(PPOSettings):
     exploiter_steps: int = 500_000
     exploiter_share: float = 0.5
     max_exploiters: int = 4
+    exploit_greedy: bool = False
     init: str = ""
     ray: str = ""  # "" or a Ray address: the evaluations against the heuristics run as Ray tasks
 
@@ -97,8 +100,9 @@ class TrainConfig(PPOSettings):
                      "exploiter_every", "exploiter_steps", "max_exploiters"):
             check_int(name, getattr(self, name), 1, None)
         check_int("threads", self.threads, 0, 1024)
-        if not isinstance(self.league, bool):
-            raise ValueError(f"league must be true or false, got {self.league!r}")
+        for name in ("league", "exploit_greedy"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         v = self.exploiter_share
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
             raise ValueError(f"exploiter_share must be a number in [0, 1], got {v!r}")
@@ -289,8 +293,8 @@ class Trainer:
         step = int(self.model.num_timesteps)
         t0 = time.perf_counter()
         main = self._frozen()
-        run = train_against(PolicyBank([main], seed=c.seed + step, precision=c.precision,
-                                       names=["main"]),
+        run = train_against(PolicyBank([main], deterministic=c.exploit_greedy,
+                                       seed=c.seed + step, precision=c.precision, names=["main"]),
                             players=c.players, steps=c.exploiter_steps,
                             seed=c.seed + step + 1, warm_start=main, settings=c.ppo_settings(),
                             reward=c.reward, device=self.device)
