@@ -3,6 +3,13 @@
 Game ``i`` uses seating ``i mod S`` (S distinct seatings) and game seed ``seed * 1_000_003 + i``;
 agent seeds derive from the game seed, so the same seed gives the same results (for search
 agents with an iteration budget; a time budget depends on the machine's speed).
+
+Nothing in the rules forces a game to end (a Prince may move between two adjacent districts for
+ever, R3.1, and the day ends only with the third moon tile, R6.1): two agents that never stay
+would play for ever. A game still running after ``max_decisions`` decisions (all players'; 5000
+by default, as the environments truncate) ends *truncated*: nobody wins it, it counts in every
+seated agent's games (so in the denominator of its win share), not in the mean scores, and it
+does not move the ratings. The summary reports the truncated share beside the two endings.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from machu_env import Game
+from machu_env.pettingzoo_env import DEFAULT_MAX_DECISIONS
 from machu_env.records import game_record
 
 from . import make_agent
@@ -47,13 +55,14 @@ def _agent_kwargs(name: str, mcts: dict[str, Any], trust_pickle: bool) -> dict[s
 
 def play_game(args: tuple) -> dict[str, Any]:
     """Play one game (in a worker process); returns its result row."""
-    index, seating, game_seed, mcts, keep_record, trust_pickle = args
+    index, seating, game_seed, mcts, keep_record, trust_pickle, max_decisions = args
     game = Game(len(seating), seed=game_seed)
     players = [make_agent(name, game_seed * 8 + p, **_agent_kwargs(name, mcts, trust_pickle))
                for p, name in enumerate(seating)]
-    while not game.is_over:
+    while not game.is_over and len(game.history) < max_decisions:
         game.play(players[game.current_player].act(game))
-    return {"index": index, "seating": list(seating), "seed": game_seed, "end": game.end,
+    return {"index": index, "seating": list(seating), "seed": game_seed,
+            "end": game.end if game.is_over else "truncated",
             "decisions": len(game.history), "scores": game.scores(),
             "record": game_record(game, list(seating)) if keep_record else None}
 
@@ -61,6 +70,7 @@ def play_game(args: tuple) -> dict[str, Any]:
 @dataclass
 class AgentStats:
     games: int = 0
+    finished: int = 0  # games that ended (not truncated): the mean score and VP are over these
     wins: float = 0.0
     score: float = 0.0
     vp: float = 0.0
@@ -82,17 +92,22 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
                    workers: int = 1, mcts: dict[str, Any] | None = None,
                    records_dir: Path | None = None, progress: bool = True,
                    trust_pickle: bool = False, html: bool = False,
-                   ray: str | None = None) -> dict[str, Any]:
+                   ray: str | None = None,
+                   max_decisions: int = DEFAULT_MAX_DECISIONS) -> dict[str, Any]:
     """Play the tournament and return its summary (see ``summarise``). Games are created,
     played and summarised as a stream: memory does not grow with ``games``. With
     ``records_dir``, every game's record is saved there (``game_<i>.json``) and, with ``html``,
     its HTML replay page too (``game_<i>.html``). ``ray``: run the games as Ray tasks on the
     instance at this address (``local``, ``auto``, ``ray://host:port``; ``ray_backend``), with
-    ``workers`` x 4 games in flight; the summary is the same as the local backend's."""
+    ``workers`` x 4 games in flight; the summary is the same as the local backend's.
+    ``max_decisions``: a game still running then ends truncated (see the module docstring)."""
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
         raise ValueError(f"games must be an int >= 1, got {games!r}")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    if (not isinstance(max_decisions, int) or isinstance(max_decisions, bool)
+            or max_decisions < 1):
+        raise ValueError(f"max_decisions must be an int >= 1, got {max_decisions!r}")
     for name in agents:  # unknown names and untrusted files fail here, before any game
         make_agent(name, **_agent_kwargs(name, {}, trust_pickle))
     seats = seatings(agents, num_players)
@@ -104,7 +119,7 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
     if records_dir is not None:
         records_dir.mkdir(parents=True, exist_ok=True)
     jobs = ((i, seats[i % len(seats)], seed * 1_000_003 + i, mcts or {},
-             records_dir is not None, trust_pickle) for i in range(games))
+             records_dir is not None, trust_pickle, max_decisions) for i in range(games))
     bar = None
     if progress:
         from tqdm import tqdm
@@ -172,24 +187,30 @@ def _play_in_order(jobs, workers: int, ray: str | None = None):
 
 def summarise(names: list[str], results: Iterable[dict[str, Any]], num_players: int,
               num_seatings: int) -> dict[str, Any]:
-    """Win shares (95 % CI), mean score and VP, endings, game length, OpenSkill ratings."""
+    """Win shares (95 % CI), mean score and VP, endings (and truncated games), game length,
+    OpenSkill ratings."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     ratings = {n: model.rating(name=n) for n in names}
     stats = {n: AgentStats() for n in names}
-    ends = {"rescue": 0, "conquest": 0}
+    ends = {"rescue": 0, "conquest": 0, "truncated": 0}
     total = decisions = 0
     for r in results:
         total += 1
         decisions += r["decisions"]
         ends[r["end"]] += 1
+        if r["end"] == "truncated":  # no result: a game for everyone seated, no score, no rating
+            for name in r["seating"]:
+                stats[name].games += 1
+            continue
         winners = sum(s["winner"] for s in r["scores"])
         keys = [(s["score"], s["goods_units"]) for s in r["scores"]]
         ranks = [1 + sum(k > mine for k in keys) for mine in keys]
         for name, s in zip(r["seating"], r["scores"], strict=True):
             st = stats[name]
             st.games += 1
+            st.finished += 1
             st.wins += 1.0 / winners if s["winner"] else 0.0  # a shared win counts as a share
             st.score += s["score"]
             st.vp += s["vp"]
@@ -206,12 +227,13 @@ def summarise(names: list[str], results: Iterable[dict[str, Any]], num_players: 
         st = stats[n]
         lo, hi = wilson(st.wins, st.games)
         rows.append({"agent": n, "games": st.games, "win_share": st.wins / max(1, st.games),
-                     "win_ci95": [lo, hi], "mean_score": st.score / max(1, st.games),
-                     "mean_vp": st.vp / max(1, st.games), "rating_mu": ratings[n].mu,
+                     "win_ci95": [lo, hi], "mean_score": st.score / max(1, st.finished),
+                     "mean_vp": st.vp / max(1, st.finished), "rating_mu": ratings[n].mu,
                      "rating_sigma": ratings[n].sigma, "rating": ratings[n].ordinal()})
     rows.sort(key=lambda x: -x["rating"])
     return {"players": num_players, "games": total, "seatings": num_seatings,
             "rescue_share": ends["rescue"] / total, "conquest_share": ends["conquest"] / total,
+            "truncated_share": ends["truncated"] / total,
             "mean_decisions": decisions / total, "agents": rows}
 
 
@@ -219,7 +241,10 @@ def format_table(summary: dict[str, Any]) -> str:
     w = max(10, *(len(a["agent"]) for a in summary["agents"]))
     lines = [f"{summary['games']} games, {summary['players']} players, {summary['seatings']} "
              f"seatings; endings: rescue {summary['rescue_share']:.1%}, conquest "
-             f"{summary['conquest_share']:.1%}; {summary['mean_decisions']:.0f} decisions/game",
+             f"{summary['conquest_share']:.1%}"
+             + (f", truncated {summary['truncated_share']:.1%}"
+                if summary.get("truncated_share") else "")
+             + f"; {summary['mean_decisions']:.0f} decisions/game",
              f"{'agent':{w}s} {'games':>6s} {'win share':>10s} {'95% CI':>15s} "
              f"{'score':>7s} {'VP':>6s} {'rating':>8s}"]
     for a in summary["agents"]:

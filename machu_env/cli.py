@@ -155,6 +155,8 @@ def tournament(
     mcts_iterations: int | None = typer.Option(None, min=1,
                                                help="mcts: iterations per decision "
                                                "(search:<policy>: simulations)"),
+    max_decisions: int = typer.Option(5000, min=1, help="a game still running after this "
+                                      "many decisions ends truncated: nobody wins it"),
     progress: bool = typer.Option(True, help="show a progress bar"),
     trust_pickle: bool = typer.Option(False, help="allow policy:<file>.zip (sb3 zips unpickle, "
                                       "which can run code)"),
@@ -174,7 +176,7 @@ def tournament(
                                  mcts=_mcts_options(mcts_seconds, mcts_iterations),
                                  records_dir=out / "records" if records else None,
                                  progress=progress, trust_pickle=trust_pickle, html=html,
-                                 ray=ray)
+                                 ray=ray, max_decisions=max_decisions)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(str(e)) from None
     console.print(format_table(summary), highlight=False)

@@ -80,6 +80,23 @@ def test_seatings_and_tournament_determinism_and_errors():
     assert lo < 0.5 < hi and hi - lo == pytest.approx(0.19, abs=0.01)
 
 
+def test_a_game_past_max_decisions_ends_truncated_without_a_result(tmp_path):
+    # nothing in the rules forces an end (R3.1, R6.1); random games take 117+ decisions
+    s = run_tournament(["random", "gold"], 2, 4, seed=3, progress=False, max_decisions=30,
+                       records_dir=tmp_path, html=True)
+    assert s["truncated_share"] == 1 and s["rescue_share"] == s["conquest_share"] == 0
+    assert s["mean_decisions"] == 30
+    for row in s["agents"]:
+        assert row["games"] == 4 and row["win_share"] == 0 and row["rating_mu"] == 25
+    record = json.loads(sorted(tmp_path.glob("*.json"))[0].read_text())
+    assert len(record["actions"]) == 30 and not replay(record).is_over
+    assert sorted(tmp_path.glob("*.html"))
+    full = run_tournament(["random", "gold"], 2, 4, seed=3, progress=False)
+    assert full["truncated_share"] == 0
+    with pytest.raises(ValueError, match="max_decisions must be an int >= 1"):
+        run_tournament(["random", "gold"], 2, 2, progress=False, max_decisions=0)
+
+
 def test_records_replay_to_the_identical_final_state(tmp_path):
     game = _play([make_agent("gold", 1), make_agent("random", 2), make_agent("builder", 3)], 8)
     path = tmp_path / "game.json"
