@@ -5,8 +5,10 @@ shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in ``agents
 or ``policy:<path to a .safetensors agent file>`` (an sb3 ``.zip`` only with
 ``trust_pickle=True``: see ``policy_file``), or ``search:<policy>`` — determinised PUCT guided
 by that trained policy (``search:ppo-2p``, ``search:policy:<path>``; ``puct.py``), or
-``rllib:<checkpoint folder>`` — a policy trained with RLlib (``train/rllib_ppo.py``; the data-only
-agent file saved in the folder, the ``rllib`` extra). Trained agents need the ``train`` extra.
+``rollout:<policy>`` — determinised rollouts of that policy comparing its likeliest actions
+(``rollout.py``), or ``rllib:<checkpoint folder>`` — a policy trained with RLlib
+(``train/rllib_ppo.py``; the data-only agent file saved in the folder, the ``rllib`` extra).
+Trained agents need the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -35,13 +37,18 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
     if not isinstance(name, str):
         raise ValueError(f"an agent name is a string, got {name!r}")
     trust_pickle = bool(kwargs.pop("trust_pickle", False))
-    if name.startswith("search:"):
+    if name.startswith(("search:", "rollout:")):
+        kind, inner_name = name.split(":", 1)
+        inner = make_agent(inner_name, seed=seed, trust_pickle=trust_pickle)
+        if getattr(inner, "net", None) is None:
+            raise ValueError(f"{name!r}: {kind} needs a trained policy ({kind}:ppo-2p, "
+                             f"{kind}:policy:<file>), not a heuristic")
+        if kind == "rollout":
+            from .rollout import RolloutAgent
+
+            return RolloutAgent(inner.net, seed=seed, name=name, **kwargs)
         from .puct import SearchAgent
 
-        inner = make_agent(name.split(":", 1)[1], seed=seed, trust_pickle=trust_pickle)
-        if getattr(inner, "net", None) is None:
-            raise ValueError(f"{name!r}: search needs a trained policy (search:ppo-2p, "
-                             "search:policy:<file>), not a heuristic")
         return SearchAgent(inner.net, seed=seed, name=name, **kwargs)
     if name.startswith("rllib:"):
         from .policy import PolicyAgent
@@ -69,7 +76,7 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; known: {', '.join(agent_names())}, "
                          "policy:<path to a .safetensors agent file>, search:<policy>, "
-                         "rllib:<checkpoint folder>")
+                         "rollout:<policy>, rllib:<checkpoint folder>")
     return AGENTS[name](seed=seed, **kwargs)
 
 

@@ -45,10 +45,11 @@ def seatings(agents: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
 def _agent_kwargs(name: str, mcts: dict[str, Any], trust_pickle: bool) -> dict[str, Any]:
     if name == "mcts":
         return dict(mcts)
-    if name.startswith("search:"):  # the same budget options: seconds, iterations (simulations)
+    if name.startswith(("search:", "rollout:")):  # the same budget options: seconds and
+        # iterations (search: simulations; rollout: rounds)
         opts = {"seconds": mcts["seconds"]} if "seconds" in mcts else {}
         if "iterations" in mcts:
-            opts["simulations"] = mcts["iterations"]
+            opts["simulations" if name.startswith("search:") else "rounds"] = mcts["iterations"]
         return {**opts, **({"trust_pickle": True} if trust_pickle else {})}
     return {"trust_pickle": True} if trust_pickle else {}
 

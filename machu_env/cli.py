@@ -150,11 +150,12 @@ def tournament(
     ray: str = typer.Option(None, metavar="[ADDRESS]", help="run the games as Ray tasks: "
                             "--ray alone joins or starts a local instance; auto or "
                             "ray://host:port a cluster (the ray extra)"),
-    mcts_seconds: float | None = typer.Option(None, help="mcts and search:<policy>: seconds per "
-                                               "decision"),
+    mcts_seconds: float | None = typer.Option(None, help="mcts, search:<policy> and "
+                                               "rollout:<policy>: seconds per decision"),
     mcts_iterations: int | None = typer.Option(None, min=1,
                                                help="mcts: iterations per decision "
-                                               "(search:<policy>: simulations)"),
+                                               "(search:<policy>: simulations; "
+                                               "rollout:<policy>: rounds)"),
     max_decisions: int = typer.Option(5000, min=1, help="a game still running after this "
                                       "many decisions ends truncated: nobody wins it"),
     progress: bool = typer.Option(True, help="show a progress bar"),

@@ -54,6 +54,26 @@ def test_search_plays_legal_actions_deterministically_and_checks_its_settings():
         make_agent("search:chess")
 
 
+def test_rollout_plays_legal_actions_deterministically_and_checks_its_settings():
+    pytest.importorskip("torch")
+    opts = {"rounds": 1, "deals": 2, "candidates": 2, "max_depth": 30}
+    games = [_play([make_agent("random", 2), make_agent("rollout:ppo-2p", seed=1, **opts)],
+                   seed=5) for _ in range(2)]
+    assert games[0].is_over and games[0].history == games[1].history
+    agent = make_agent("rollout:ppo-2p", cover=1.0, candidates=3)
+    game = Game(2, seed=6)
+    ranked = agent.ranked(game)
+    assert len(ranked) == min(3, len(game.legal_action_ids()))
+    assert ranked[0] == make_agent("ppo-2p").act(game)  # the policy's own choice first
+    for kwargs, message in [({"rounds": 0}, "rounds"), ({"seconds": 0}, "seconds"),
+                            ({"deals": 0}, "deals"), ({"candidates": 0}, "candidates"),
+                            ({"cover": 1.5}, "cover"), ({"max_depth": 0}, "max_depth")]:
+        with pytest.raises(ValueError, match=message):
+            make_agent("rollout:ppo-2p", **kwargs)
+    with pytest.raises(ValueError, match="rollout needs a trained policy"):
+        make_agent("rollout:gold")
+
+
 def test_heuristics_beat_random_in_two_player_games():
     for name in ("builder", "gold"):
         s = run_tournament([name, "random"], 2, 20, seed=1, progress=False)

@@ -86,6 +86,10 @@ def test_trained_agents_decide_on_their_observation_only():
     few = games[:10]
     assert _decisions("search:ppo-2p", few, simulations=48, batch=8) == \
         _decisions("search:ppo-2p", permuted[:10], simulations=48, batch=8)
+    # every position with 2+ legal actions rolled out (cover 1), rollouts cut by the value head
+    opts = {"rounds": 1, "deals": 4, "candidates": 3, "cover": 1.0, "max_depth": 40}
+    assert _decisions("rollout:ppo-2p", few, **opts) == \
+        _decisions("rollout:ppo-2p", permuted[:10], **opts)
 
 
 def test_redeal_depends_on_the_players_information_only():

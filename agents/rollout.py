@@ -1,0 +1,199 @@
+"""``rollout:<policy>``: Monte Carlo policy improvement by determinised policy rollouts.
+
+At each decision the policy's masked softmax ranks the legal actions; the most probable ones
+(the smallest set holding ``cover`` of the probability, at most ``candidates``) are compared.
+Each comparison round re-deals, ``deals`` times, the cards the deciding player cannot see
+(``engine.redeal``, from the agent's own seeded generator); every candidate is played on every
+deal (common random numbers: the candidates are compared on the same deals), and then every
+player, the decider included, plays the policy's most probable legal action — the way the
+policy plays in tournaments — until the game ends (+1 to the winners, -1 to the others) or
+``max_depth`` decisions have passed (then the value head estimates the result). The candidate
+with the best mean result is played; ties go to the more probable one. A confident policy
+(one candidate) is followed without a rollout.
+
+All rollouts of a round advance together: one batched forward pass per decision depth, the
+engine's compiled ``step`` and ``encode`` for the rows. The budget is a number of rounds or
+``seconds`` per decision (at least one round). Only what the player may know is used: the
+observation encodes no hidden card, and every rollout runs on a re-deal.
+
+This is Tesauro and Galperin's on-line policy improvement (1996): against the policy itself it
+is an improvement step, since the rollouts model the other players as that policy plays.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from machu_env import NUM_ACTIONS, Game
+from machu_env import layout as L
+from machu_env.engine.flow import step
+from machu_env.engine.observation import OBS_SIZE, encode
+from machu_env.engine.redeal import redeal
+from machu_env.engine.rng import seed_state
+from machu_env.engine.scoring import SC_WINNER, final_scores
+
+
+@njit(cache=True)
+def _start_rows(state, p, candidates, deals, rng, states, counts, bufs):
+    """Row ``d * k + j``: deal ``d`` of ``state`` (a re-deal for ``p``) after candidate ``j``."""
+    k = candidates.shape[0]
+    t = np.empty_like(state)
+    for d in range(deals):
+        t[:] = state
+        redeal(t, p, rng, 0)
+        for j in range(k):
+            i = d * k + j
+            states[i, :] = t
+            counts[i] = step(states[i], candidates[j], bufs[i])
+
+
+@njit(cache=True)
+def _observe_rows(states, counts, bufs, rows, obs, masks):
+    """The decider's observation and legal mask of each row in ``rows``."""
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        encode(states[i], states[i, L.DECIDER], obs[j])
+        masks[j, :] = False
+        for k in range(counts[i]):
+            masks[j, bufs[i, k]] = True
+
+
+@njit(cache=True)
+def _step_rows(states, counts, bufs, rows, actions):
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        counts[i] = step(states[i], actions[j], bufs[i])
+
+
+@njit(cache=True)
+def _results(states, rows, p, scores, out):
+    """+1 / -1 for ``p`` (winner or not) of each finished row in ``rows``."""
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        final_scores(states[i], scores)
+        out[j] = 1.0 if scores[p, SC_WINNER] == 1 else -1.0
+
+
+class RolloutAgent:
+    """Determinised policy rollouts at the root over a ``PolicyNet`` (see the module
+    docstring).
+
+    Args:
+        net: the policy (``PolicyNet``), used for the ranking, the rollouts and the value cut.
+        seed: the re-deals' generator.
+        seconds: time budget per decision (used when ``rounds`` is None; at least one round).
+        rounds: a fixed number of rounds per decision (deterministic for a seed).
+        deals: re-deals per round (each candidate is rolled out once per deal).
+        candidates: the most actions compared; ``cover``: the probability they must hold.
+        max_depth: decisions per rollout before the value head estimates the result.
+    """
+
+    def __init__(self, net, seed: int = 0, seconds: float = 1.0, rounds: int | None = None,
+                 deals: int = 16, candidates: int = 4, cover: float = 0.95,
+                 max_depth: int = 400, name: str = "rollout") -> None:
+        for label, v, lo in (("deals", deals, 1), ("candidates", candidates, 1),
+                             ("max_depth", max_depth, 1)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+                raise ValueError(f"{label} must be an integer >= {lo}, got {v!r}")
+        if rounds is not None and (not isinstance(rounds, int) or rounds < 1):
+            raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
+        if rounds is None and not (isinstance(seconds, (int, float)) and seconds > 0):
+            raise ValueError(f"seconds must be > 0, got {seconds!r}")
+        if not (isinstance(cover, (int, float)) and 0 < cover <= 1):
+            raise ValueError(f"cover must be in (0, 1], got {cover!r}")
+        self.net, self.seconds, self.rounds, self.name = net, seconds, rounds, name
+        self.deals, self.candidates, self.cover = deals, candidates, float(cover)
+        self.max_depth = max_depth
+        self.rng = seed_state(seed)
+        rows = deals * candidates
+        self._states = np.zeros((rows, L.STATE_SIZE), np.int32)
+        self._bufs = np.zeros((rows, NUM_ACTIONS), np.int32)
+        self._counts = np.zeros(rows, np.int32)
+        self._obs = np.zeros((rows, OBS_SIZE), np.float32)
+        self._masks = np.zeros((rows, NUM_ACTIONS), np.bool_)
+        self._scores = np.zeros((5, 6), np.int32)
+
+    def _forward(self, obs: np.ndarray):
+        import torch
+
+        with torch.no_grad():
+            logits, values = self.net(torch.from_numpy(obs))
+        return logits, values[:, 0].numpy()
+
+    def ranked(self, game: Game) -> np.ndarray:
+        """The candidate actions, most probable first."""
+        import torch
+
+        obs = game.observation(game.current_player)[None].astype(np.float32)
+        logits, _ = self._forward(obs)
+        legal = np.array(game.legal_action_ids(), dtype=np.int64)
+        probs = torch.softmax(logits[0, torch.from_numpy(legal)], 0).numpy().astype(np.float64)
+        order = np.argsort(-probs, kind="stable")
+        k = 1 + int(np.searchsorted(np.cumsum(probs[order]), self.cover - 1e-9))
+        return legal[order[:min(k, self.candidates, len(legal))]].astype(np.int32)
+
+    def _round(self, state: np.ndarray, p: int, n: int, cands: np.ndarray) -> np.ndarray:
+        """One round: the sum over ``deals`` re-deals of each candidate's rollout result."""
+        import torch
+
+        k, deals = len(cands), self.deals
+        rows_total = k * deals
+        S, C, B = self._states[:rows_total], self._counts[:rows_total], self._bufs[:rows_total]
+        _start_rows(state, p, cands, deals, self.rng, S, C, B)
+        result = np.zeros(rows_total)
+        start = S[:, L.DECISIONS].copy()
+        active = np.flatnonzero(C > 0)
+        done = np.flatnonzero(C == 0)
+        if done.size:
+            out = np.empty(done.size)
+            _results(S, done, p, self._scores, out)
+            result[done] = out
+        while active.size:
+            cut = active[S[active, L.DECISIONS] - start[active] >= self.max_depth]
+            if cut.size:  # the value head's estimate for p (as puct's leaf values)
+                m = cut.size
+                _observe_rows(S, C, B, cut, self._obs[:m], self._masks[:m])
+                _, v = self._forward(self._obs[:m])
+                deciders = S[cut, L.DECIDER]
+                p_win = np.clip((v + 1) / 2, 0, 1)
+                result[cut] = np.where(deciders == p, v, 2 * (1 - p_win) / (n - 1) - 1)
+                active = np.setdiff1d(active, cut, assume_unique=True)
+                if not active.size:
+                    break
+            m = active.size
+            obs, masks = self._obs[:m], self._masks[:m]
+            _observe_rows(S, C, B, active, obs, masks)
+            logits, _ = self._forward(obs)
+            actions = torch.where(torch.from_numpy(masks), logits, -1e8).argmax(1).numpy()
+            _step_rows(S, C, B, active, actions.astype(np.int32))
+            finished = active[C[active] == 0]
+            if finished.size:
+                out = np.empty(finished.size)
+                _results(S, finished, p, self._scores, out)
+                result[finished] = out
+                active = active[C[active] > 0]
+        return result.reshape(deals, k).sum(0)
+
+    def act(self, game: Game) -> int:
+        legal = game.legal_action_ids()
+        if len(legal) == 1:
+            return int(legal[0])
+        cands = self.ranked(game)
+        if len(cands) == 1:
+            return int(cands[0])
+        p, n = game.current_player, game.num_players
+        state = game.state.copy()
+        total = np.zeros(len(cands))
+        deadline = time.perf_counter() + self.seconds if self.rounds is None else None
+        done = 0
+        while True:
+            total += self._round(state, p, n, cands)
+            done += 1
+            if self.rounds is not None and done >= self.rounds:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        return int(cands[int(np.argmax(total))])  # first of equal maxima: the more probable
