@@ -13,8 +13,9 @@ with the best mean result is played; ties go to the more probable one. A confide
 
 All rollouts of a round advance together: one batched forward pass per decision depth, the
 engine's compiled ``step`` and ``encode`` for the rows. The budget is a number of rounds or
-``seconds`` per decision (at least one round). Only what the player may know is used: the
-observation encodes no hidden card, and every rollout runs on a re-deal.
+``seconds`` per decision: rounds while another one still fits (at least one). Only what the
+player may know is used: the observation encodes no hidden card, and every rollout runs on a
+re-deal.
 
 This is Tesauro and Galperin's on-line policy improvement (1996): against the policy itself it
 is an improvement step, since the rollouts model the other players as that policy plays.
@@ -190,10 +191,12 @@ class RolloutAgent:
         deadline = time.perf_counter() + self.seconds if self.rounds is None else None
         done = 0
         while True:
+            t0 = time.perf_counter()
             total += self._round(state, p, n, cands)
             done += 1
             if self.rounds is not None and done >= self.rounds:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
+            now = time.perf_counter()
+            if deadline is not None and now + (now - t0) > deadline:  # no round past the budget
                 break
         return int(cands[int(np.argmax(total))])  # first of equal maxima: the more probable

@@ -20,6 +20,8 @@ import itertools
 import json
 import math
 import multiprocessing
+import os
+import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -156,6 +158,15 @@ def html_replay(record: dict[str, Any]) -> str:
     return page(record)
 
 
+def _one_thread_per_worker() -> None:
+    """Worker processes are one per core: each keeps torch (and OpenMP) to one thread. Two
+    threads per worker on a busy machine made policy-rollout games several times slower."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    os.environ["MKL_NUM_THREADS"] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
 def _play_in_order(jobs, workers: int, ray: str | None = None):
     """Results of ``jobs`` in their order; with several workers, a bounded window of games in
     flight (a huge tournament never holds its job list)."""
@@ -171,7 +182,8 @@ def _play_in_order(jobs, workers: int, ray: str | None = None):
     # spawn, not fork: a parent that already runs torch (policy agents) or numba threads must
     # not be forked
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                             initializer=_one_thread_per_worker) as pool:
         window = collections.deque(pool.submit(play_game, job)
                                    for job in itertools.islice(jobs, 4 * workers))
         try:

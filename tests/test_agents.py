@@ -117,6 +117,21 @@ def test_a_game_past_max_decisions_ends_truncated_without_a_result(tmp_path):
         run_tournament(["random", "gold"], 2, 2, progress=False, max_decisions=0)
 
 
+def test_tournament_workers_keep_torch_to_one_thread(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from machu_env.agents import tournament
+
+    before = torch.get_num_threads()
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    monkeypatch.setenv("MKL_NUM_THREADS", "4")
+    try:
+        tournament._one_thread_per_worker()
+        assert torch.get_num_threads() == 1
+        assert tournament.os.environ["OMP_NUM_THREADS"] == "1"
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_records_replay_to_the_identical_final_state(tmp_path):
     game = _play([make_agent("gold", 1), make_agent("random", 2), make_agent("builder", 3)], 8)
     path = tmp_path / "game.json"

@@ -192,7 +192,8 @@ def create_app():
 
     async def agents(request: Request) -> Response:
         return JSONResponse({"agents": agent_names(),
-                             "also": ["policy:<file>.safetensors", "search:<policy>"]})
+                             "also": ["policy:<file>.safetensors", "search:<policy>",
+                                      "rollout:<policy>"]})
 
     async def create(request: Request) -> Response:
         session = new_session(await read_json(request))
