@@ -370,7 +370,7 @@ def test_tournaments_stream_their_games():
     def jobs():  # endless: a tournament must not build its job list
         i = 0
         while True:
-            yield (i, ("random", "random"), i, {}, False, False)
+            yield (i, ("random", "random"), i, {}, False, False, 5000)
             i += 1
 
     stream = tournament._play_in_order(jobs(), workers=1)
