@@ -177,6 +177,9 @@ def test_cli_rules_tournament_and_replay(tmp_path, capsys):
     r = runner.invoke(app, ["tournament", "--agents", "random,nobody", "--players", "2",
                             "--games", "2", "--no-progress"])
     assert r.exit_code != 0 and "unknown agent 'nobody'" in _text(r)
+    r = runner.invoke(app, ["tournament", "--agents", "random,gold", "--players", "2",
+                            "--games", "2", "--max-decisions", "0", "--no-progress"])
+    assert r.exit_code != 0 and "--max-decisions" in _text(r)
 
 
 def test_cli_human_play_with_invalid_input(tmp_path):
