@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from machu_env import Game
-from machu_env.pettingzoo_env import DEFAULT_MAX_DECISIONS
+from machu_env.game import DEFAULT_MAX_DECISIONS
 from machu_env.records import game_record
 
 from . import make_agent

@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .actions import action_table
-from .game import Game
+from .game import DEFAULT_MAX_DECISIONS, Game
 from .records import read_record, save_record
 from .records import replay as replay_record
 from .render import render_text
@@ -156,8 +156,8 @@ def tournament(
                                                help="mcts: iterations per decision "
                                                "(search:<policy>: simulations; "
                                                "rollout:<policy>: rounds)"),
-    max_decisions: int = typer.Option(5000, min=1, help="a game still running after this "
-                                      "many decisions ends truncated: nobody wins it"),
+    max_decisions: int = typer.Option(DEFAULT_MAX_DECISIONS, min=1, help="a game still running "
+                                      "after this many decisions ends truncated: nobody wins it"),
     progress: bool = typer.Option(True, help="show a progress bar"),
     trust_pickle: bool = typer.Option(False, help="allow policy:<file>.zip (sb3 zips unpickle, "
                                       "which can run code)"),

@@ -40,6 +40,10 @@ from .errors import IllegalActionError
 
 _BONUS_DISTRICTS = DISTRICTS[:9]
 PUBLIC = "public"  # Game.view(PUBLIC): what every player may see
+# Nothing in the rules forces a game to end (a Prince may shuttle between two adjacent districts,
+# R3.1; the day ends only with the third moon tile, R6.1): the environments and tournaments cut a
+# game off after this many decisions (all players'; random games take 117-151).
+DEFAULT_MAX_DECISIONS = 5000
 
 
 def card_id(card: str | int) -> int:

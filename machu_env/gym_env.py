@@ -33,8 +33,7 @@ from .actions import NUM_ACTIONS
 from .checks import check_game_options, check_int
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import IllegalActionError, OpponentError, ResetNeeded
-from .game import Game
-from .pettingzoo_env import DEFAULT_MAX_DECISIONS
+from .game import DEFAULT_MAX_DECISIONS, Game
 from .render import check_render_player, render_rgb, render_text
 from .rewards import check_reward_mode, terminal_rewards
 

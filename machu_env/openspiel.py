@@ -53,11 +53,10 @@ from .data import CARDS, NUM_CARDS
 from .engine.observation import OBS_SIZE
 from .engine.redeal import redeal
 from .engine.rng import seed_state
-from .game import Game
+from .game import DEFAULT_MAX_DECISIONS, Game
 from .rewards import check_reward_mode, terminal_rewards
 
 GAME_NAME = "python_machu_picchu"
-DEFAULT_MAX_DECISIONS = 5000
 HISTORY_LIMIT = 1000  # decisions kept in the information-state tensor
 HIDDEN_ACTION = NUM_ACTIONS  # another player's summit return, in the tensor
 

@@ -29,11 +29,9 @@ from .actions import NUM_ACTIONS, parse_action
 from .checks import check_game_options, check_int
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import IllegalActionError, ResetNeeded
-from .game import Game
+from .game import DEFAULT_MAX_DECISIONS, Game
 from .render import check_render_player, render_rgb, render_text
 from .rewards import check_reward_mode, terminal_rewards
-
-DEFAULT_MAX_DECISIONS = 5000  # random games take 117-151 decisions
 
 
 def env(num_players: int = 3, render_mode: str | None = None, reward: str = "win",

@@ -47,13 +47,12 @@ from .actions import NUM_ACTIONS, parse_action
 from .checks import check_int
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import IllegalActionError
-from .game import Game
+from .game import DEFAULT_MAX_DECISIONS, Game
 from .rewards import check_reward_mode, terminal_rewards
 
 MODULE_ID = "shared"  # the one policy every seat plays
 POLICY_FILE = "policy.safetensors"  # the data-only agent file written beside a checkpoint
 MASKED_LOGIT = -1e8  # as the project's own trainer and sb3's MaskableCategorical
-DEFAULT_MAX_DECISIONS = 5000
 
 
 class LegalActions(spaces.Discrete):
