@@ -128,10 +128,12 @@ class RolloutAgent:
         """The candidate actions, most probable first."""
         import torch
 
-        obs = game.observation(game.current_player)[None].astype(np.float32)
-        logits, _ = self._forward(obs)
+        obs = torch.from_numpy(game.observation(game.current_player)[None].astype(np.float32))
+        mask = torch.from_numpy(game.action_mask().astype(bool)[None])
+        with torch.no_grad():
+            every = self.net.probabilities(obs, mask)[0].numpy()
         legal = np.array(game.legal_action_ids(), dtype=np.int64)
-        probs = torch.softmax(logits[0, torch.from_numpy(legal)], 0).numpy().astype(np.float64)
+        probs = every[legal].astype(np.float64)
         order = np.argsort(-probs, kind="stable")
         k = 1 + int(np.searchsorted(np.cumsum(probs[order]), self.cover - 1e-9))
         return legal[order[:min(k, self.candidates, len(legal))]].astype(np.int32)
