@@ -31,6 +31,8 @@ from machu_env.engine.redeal import redeal
 from machu_env.engine.rng import seed_state
 from machu_env.engine.scoring import SC_WINNER, final_scores
 
+from .rollout import head_values, play_out
+
 
 class _Node:
     __slots__ = ("player", "logits", "N", "W", "children", "total")
@@ -48,18 +50,30 @@ class SearchAgent:
     """Determinised PUCT over a ``PolicyNet`` (see the module docstring)."""
 
     def __init__(self, net, seed: int = 0, seconds: float = 1.0, simulations: int | None = None,
-                 c_puct: float = 1.5, batch: int = 16, name: str = "search") -> None:
+                 c_puct: float = 1.5, batch: int = 16, rollout_weight: float = 1.0,
+                 max_depth: int = 400, confident: float = 0.95, name: str = "search") -> None:
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
             raise ValueError(f"simulations must be an integer >= 1, got {simulations!r}")
         if simulations is None and not (isinstance(seconds, (int, float)) and seconds > 0):
             raise ValueError(f"seconds must be > 0, got {seconds!r}")
-        if not isinstance(batch, int) or batch < 1:
-            raise ValueError(f"batch must be an integer >= 1, got {batch!r}")
+        for label, v in (("batch", batch), ("max_depth", max_depth)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{label} must be an integer >= 1, got {v!r}")
+        for label, v in (("rollout_weight", rollout_weight), ("confident", confident)):
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
+                raise ValueError(f"{label} must be a number in [0, 1], got {v!r}")
         self.net, self.seconds, self.simulations = net, seconds, simulations
         self.c_puct, self.batch, self.name = float(c_puct), batch, name
+        self.rollout_weight, self.max_depth = float(rollout_weight), max_depth
+        self.confident = float(confident)
         self.rng = seed_state(seed)
         self._buf = np.zeros(NUM_ACTIONS, np.int32)
         self._scores = np.zeros((5, 6), np.int32)
+        self._states = np.zeros((batch, L.STATE_SIZE), np.int32)
+        self._bufs = np.zeros((batch, NUM_ACTIONS), np.int32)
+        self._counts = np.zeros(batch, np.int32)
+        self._obs = np.zeros((batch, OBS_SIZE), np.float32)
+        self._masks = np.zeros((batch, NUM_ACTIONS), np.bool_)
 
     # --- network --------------------------------------------------------------------------------
     def _evaluate(self, states: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -73,13 +87,23 @@ class SearchAgent:
             logits, values = self.net(torch.from_numpy(obs))
         return logits.numpy().astype(np.float64), values[:, 0].numpy().astype(np.float64)
 
-    def _leaf_values(self, s: np.ndarray, v: float, n: int) -> np.ndarray:
-        """Per-player values of a leaf whose decider expects win reward ``v``."""
-        out = np.empty(n)
-        p_win = min(1.0, max(0.0, (v + 1) / 2))
-        out[:] = 2 * (1 - p_win) / (n - 1) - 1
-        out[s[L.DECIDER]] = v
-        return out
+    def _leaf_values(self, states: list[np.ndarray], v: np.ndarray, n: int) -> np.ndarray:
+        """Per-player values ``(leaves, n)`` of new leaves whose deciders expect win reward
+        ``v``: the value head's estimate, mixed with a policy play-out's result by
+        ``rollout_weight``."""
+        deciders = np.array([s[L.DECIDER] for s in states])
+        values = head_values(v, deciders, n)
+        lam = self.rollout_weight
+        if lam > 0:
+            m = len(states)
+            S, C, B = self._states[:m], self._counts[:m], self._bufs[:m]
+            for j, s in enumerate(states):
+                S[j] = s
+                C[j] = advance(S[j], B[j])
+            played = play_out(self.net, S, C, B, self._obs, self._masks, n, self.max_depth,
+                              self._scores)
+            values = (1 - lam) * values + lam * played
+        return values
 
     def _terminal_values(self, s: np.ndarray, n: int) -> np.ndarray:
         final_scores(s, self._scores)
@@ -123,10 +147,14 @@ class SearchAgent:
         p, n = game.current_player, game.num_players
         state = game.state.copy()
         logits, _ = self._evaluate([state])
+        prior = np.exp(logits[0, legal] - logits[0, legal].max())
+        if self.confident < 1 and prior.max() / prior.sum() >= self.confident:  # follow it
+            return int(legal[int(np.argmax(prior))])
         root = _Node(p, logits[0])
         deadline = time.perf_counter() + self.seconds if self.simulations is None else None
         done = 0
         while True:
+            t0 = time.perf_counter()
             if self.simulations is not None:
                 k = min(self.batch, self.simulations - done)
             else:
@@ -139,12 +167,13 @@ class SearchAgent:
             leaves = [(i, w) for i, w in enumerate(walks) if w[2] is None]
             if leaves:
                 lg, vs = self._evaluate([w[1] for _, w in leaves])
+                leaf_values = self._leaf_values([w[1] for _, w in leaves], vs, n)
             values = {}
             for j, (i, (path, s, _)) in enumerate(leaves):
                 node, a = path[-1]
                 if a not in node.children:
                     node.children[a] = _Node(int(s[L.DECIDER]), lg[j])
-                values[i] = self._leaf_values(s, vs[j], n)
+                values[i] = leaf_values[j]
             for i, (path, _, terminal) in enumerate(walks):
                 v = terminal if terminal is not None else values[i]
                 for node, a in path:
@@ -152,6 +181,7 @@ class SearchAgent:
             done += k
             if self.simulations is not None and done >= self.simulations:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
+            now = time.perf_counter()
+            if deadline is not None and now + (now - t0) > deadline:  # no batch past the budget
                 break
         return int(legal[int(np.argmax(root.N[legal]))])

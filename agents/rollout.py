@@ -70,12 +70,76 @@ def _step_rows(states, counts, bufs, rows, actions):
 
 
 @njit(cache=True)
-def _results(states, rows, p, scores, out):
-    """+1 / -1 for ``p`` (winner or not) of each finished row in ``rows``."""
+def _results(states, rows, n, scores, out):
+    """Each finished row of ``rows``: +1 to its winners, -1 to the other players."""
     for j in range(rows.shape[0]):
-        i = rows[j]
-        final_scores(states[i], scores)
-        out[j] = 1.0 if scores[p, SC_WINNER] == 1 else -1.0
+        final_scores(states[rows[j]], scores)
+        for q in range(n):
+            out[j, q] = 1.0 if scores[q, SC_WINNER] == 1 else -1.0
+
+
+def head_values(v: np.ndarray, deciders: np.ndarray, n: int) -> np.ndarray:
+    """Per-player values ``(rows, n)`` from the value head's estimate ``v`` of each row's
+    decider (its expected win reward); the other players share the rest of the win chance
+    evenly."""
+    p_win = np.clip((v + 1) / 2, 0, 1)
+    out = np.repeat((2 * (1 - p_win) / (n - 1) - 1)[:, None], n, axis=1)
+    out[np.arange(len(v)), deciders] = v
+    return out
+
+
+def forward(net, obs: np.ndarray):
+    """(logits tensor, values array) of ``net`` for a batch of observations."""
+    import torch
+
+    with torch.no_grad():
+        logits, values = net(torch.from_numpy(obs))
+    return logits, values[:, 0].numpy().astype(np.float64)
+
+
+def play_out(net, S: np.ndarray, C: np.ndarray, B: np.ndarray, obs: np.ndarray,
+             masks: np.ndarray, n: int, max_depth: int, scores: np.ndarray) -> np.ndarray:
+    """Plays every row of ``S`` (``C`` legal counts, ``B`` legal actions) on, every player
+    taking the policy's most probable legal action, all rows advancing together (one batched
+    forward pass per decision); returns per-player results ``(rows, n)``: +1 winners, -1 the
+    others, or the value head's estimate (``head_values``) for a row still running after
+    ``max_depth`` decisions. ``obs`` and ``masks`` are scratch buffers of at least as many rows.
+    """
+    import torch
+
+    rows = S.shape[0]
+    result = np.zeros((rows, n))
+    start = S[:, L.DECISIONS].copy()
+    active = np.flatnonzero(C > 0)
+    done = np.flatnonzero(C == 0)
+    if done.size:
+        result[done] = _finished(S, done, n, scores)
+    while active.size:
+        cut = active[S[active, L.DECISIONS] - start[active] >= max_depth]
+        if cut.size:
+            m = cut.size
+            _observe_rows(S, C, B, cut, obs[:m], masks[:m])
+            _, v = forward(net, obs[:m])
+            result[cut] = head_values(v, S[cut, L.DECIDER], n)
+            active = np.setdiff1d(active, cut, assume_unique=True)
+            if not active.size:
+                break
+        m = active.size
+        _observe_rows(S, C, B, active, obs[:m], masks[:m])
+        logits, _ = forward(net, obs[:m])
+        actions = torch.where(torch.from_numpy(masks[:m]), logits, -1e8).argmax(1).numpy()
+        _step_rows(S, C, B, active, actions.astype(np.int32))
+        finished = active[C[active] == 0]
+        if finished.size:
+            result[finished] = _finished(S, finished, n, scores)
+            active = active[C[active] > 0]
+    return result
+
+
+def _finished(S: np.ndarray, rows: np.ndarray, n: int, scores: np.ndarray) -> np.ndarray:
+    out = np.empty((rows.size, n))
+    _results(S, rows, n, scores, out)
+    return out
 
 
 class RolloutAgent:
@@ -117,13 +181,6 @@ class RolloutAgent:
         self._masks = np.zeros((rows, NUM_ACTIONS), np.bool_)
         self._scores = np.zeros((5, 6), np.int32)
 
-    def _forward(self, obs: np.ndarray):
-        import torch
-
-        with torch.no_grad():
-            logits, values = self.net(torch.from_numpy(obs))
-        return logits, values[:, 0].numpy()
-
     def ranked(self, game: Game) -> np.ndarray:
         """The candidate actions, most probable first."""
         import torch
@@ -140,45 +197,13 @@ class RolloutAgent:
 
     def _round(self, state: np.ndarray, p: int, n: int, cands: np.ndarray) -> np.ndarray:
         """One round: the sum over ``deals`` re-deals of each candidate's rollout result."""
-        import torch
-
         k, deals = len(cands), self.deals
-        rows_total = k * deals
-        S, C, B = self._states[:rows_total], self._counts[:rows_total], self._bufs[:rows_total]
+        rows = k * deals
+        S, C, B = self._states[:rows], self._counts[:rows], self._bufs[:rows]
         _start_rows(state, p, cands, deals, self.rng, S, C, B)
-        result = np.zeros(rows_total)
-        start = S[:, L.DECISIONS].copy()
-        active = np.flatnonzero(C > 0)
-        done = np.flatnonzero(C == 0)
-        if done.size:
-            out = np.empty(done.size)
-            _results(S, done, p, self._scores, out)
-            result[done] = out
-        while active.size:
-            cut = active[S[active, L.DECISIONS] - start[active] >= self.max_depth]
-            if cut.size:  # the value head's estimate for p (as puct's leaf values)
-                m = cut.size
-                _observe_rows(S, C, B, cut, self._obs[:m], self._masks[:m])
-                _, v = self._forward(self._obs[:m])
-                deciders = S[cut, L.DECIDER]
-                p_win = np.clip((v + 1) / 2, 0, 1)
-                result[cut] = np.where(deciders == p, v, 2 * (1 - p_win) / (n - 1) - 1)
-                active = np.setdiff1d(active, cut, assume_unique=True)
-                if not active.size:
-                    break
-            m = active.size
-            obs, masks = self._obs[:m], self._masks[:m]
-            _observe_rows(S, C, B, active, obs, masks)
-            logits, _ = self._forward(obs)
-            actions = torch.where(torch.from_numpy(masks), logits, -1e8).argmax(1).numpy()
-            _step_rows(S, C, B, active, actions.astype(np.int32))
-            finished = active[C[active] == 0]
-            if finished.size:
-                out = np.empty(finished.size)
-                _results(S, finished, p, self._scores, out)
-                result[finished] = out
-                active = active[C[active] > 0]
-        return result.reshape(deals, k).sum(0)
+        result = play_out(self.net, S, C, B, self._obs, self._masks, n, self.max_depth,
+                          self._scores)
+        return result[:, p].reshape(deals, k).sum(0)
 
     def act(self, game: Game) -> int:
         legal = game.legal_action_ids()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -45,13 +46,59 @@ def test_search_plays_legal_actions_deterministically_and_checks_its_settings():
                     make_agent("random", 2)], seed=4) for _ in range(2)]
     assert games[0].is_over and games[0].history == games[1].history
     for kwargs, message in [({"simulations": 0}, "simulations"), ({"seconds": 0}, "seconds"),
-                            ({"batch": 0}, "batch")]:
+                            ({"batch": 0}, "batch"), ({"rollout_weight": 1.5}, "rollout_weight"),
+                            ({"confident": -0.1}, "confident"), ({"max_depth": 0}, "max_depth")]:
         with pytest.raises(ValueError, match=message):
             make_agent("search:ppo-2p", **kwargs)
-    with pytest.raises(ValueError, match="needs a trained policy"):
-        make_agent("search:gold")
-    with pytest.raises(ValueError, match="unknown agent"):
-        make_agent("search:chess")
+    # play-out leaf values: legal, deterministic, and a confident policy is followed at once
+    opts = {"simulations": 16, "batch": 8, "rollout_weight": 0.5, "max_depth": 20}
+    games = [_play([make_agent("search:ppo-2p", seed=1, **opts), make_agent("random", 2)],
+                   seed=7) for _ in range(2)]
+    assert games[0].is_over and games[0].history == games[1].history
+    policy, confident = make_agent("ppo-2p"), make_agent("search:ppo-2p", confident=0.0)
+    game = Game(2, seed=8)
+    for _ in range(30):
+        assert confident.act(game) == policy.act(game)
+        game.play(policy.act(game))
+
+
+def test_play_out_plays_the_policy_to_the_end_or_asks_the_value_head():
+    """``play_out`` (the rollouts of ``rollout:`` and ``search:``) is the deterministic policy
+    playing every seat: the winners of the game played on with ``PolicyAgent``, or the value
+    head's estimate where it is still running after ``max_depth`` decisions."""
+    pytest.importorskip("torch")
+    from machu_env import NUM_ACTIONS
+    from machu_env import layout as L
+    from machu_env.agents.rollout import forward, head_values, play_out
+    from machu_env.engine.flow import advance
+    from machu_env.engine.observation import OBS_SIZE
+
+    policy = make_agent("ppo-2p")
+
+    def expected(g: Game, depth: int) -> np.ndarray:
+        g = g.clone()
+        for _ in range(depth):
+            if g.is_over:
+                return np.array([1.0 if s["winner"] else -1.0 for s in g.scores()])
+            g.play(policy.act(g))
+        _, v = forward(policy.net, g.observation(g.current_player)[None].astype(np.float32))
+        return head_values(v, np.array([g.state[L.DECIDER]]), 2)[0]
+
+    starts, game = [], Game(2, seed=9)
+    while len(starts) < 4:  # (from one of them the policy shuttles for ever: cut by max_depth)
+        for _ in range(40):
+            game.play(make_agent("random", len(starts)).act(game))
+        starts.append(game.clone())
+    rows = len(starts)
+    S = np.stack([g.state for g in starts]).astype(np.int32)
+    B = np.zeros((rows, NUM_ACTIONS), np.int32)
+    C = np.array([advance(S[i], B[i]) for i in range(rows)], np.int32)
+    obs, masks = np.zeros((rows, OBS_SIZE), np.float32), np.zeros((rows, NUM_ACTIONS), bool)
+    scores = np.zeros((5, 6), np.int32)
+    for depth in (3, 400):
+        result = play_out(policy.net, S.copy(), C.copy(), B.copy(), obs, masks, 2, depth, scores)
+        for i, g in enumerate(starts):
+            np.testing.assert_allclose(result[i], expected(g, depth), rtol=1e-5, atol=1e-6)
 
 
 def test_rollout_plays_legal_actions_deterministically_and_checks_its_settings():
