@@ -5,15 +5,22 @@ agent's own seeded generator), then walks one tree shared by all determinisation
 a sequence of actions from the root; at each node only the actions legal in the current deal
 are considered). Selection is PUCT, ``Q + c * P * sqrt(N) / (1 + n)``, from the point of view
 of the player deciding at the node; ``P`` is the policy's masked softmax for that player's
-observation, and a new leaf is valued by the value head (the expected win reward of the leaf's
-decider; the other players share the rest of the win chance evenly) or, at the end of a game,
-by its result (+1 winners, -1 the others). Network calls are batched: ``batch`` simulations
-descend together (a virtual loss keeps them apart) and their leaves are evaluated in one
-forward pass. The most visited root action is played.
+observation. A finished game is valued by its result (+1 winners, -1 the others); a new leaf by
+``(1 - rollout_weight) * head + rollout_weight * play-out`` (AlphaGo's mixed leaf evaluation):
+``head`` is the value head (the expected win reward of the leaf's decider; the other players
+share the rest of the win chance evenly), ``play-out`` the result of the game played on from the
+leaf with every player taking the policy's most probable action (``rollout.play_out``; the value
+head after ``max_depth`` decisions). The default is play-outs only (``rollout_weight=1``): the
+value head alone (``0``) was measured much weaker against the policy itself (see
+docs/agents.md). Network calls are batched: ``batch`` simulations descend together (a virtual
+loss keeps them apart), their leaves are evaluated in one forward pass and played out together.
+The most visited root action is played; a policy at least ``confident`` of one action (0.95) is
+followed without a search (``confident=1`` searches every decision).
 
-The budget is ``seconds`` per decision (default 1.0) or a fixed number of ``simulations``
-(deterministic for a seed). Only what the player may know is used: the observation encodes no
-hidden card, and every lookahead runs on a re-deal.
+The budget is ``seconds`` per decision (default 1.0; batches while another one still fits, at
+least one) or a fixed number of ``simulations`` (deterministic for a seed). Only what the player
+may know is used: the observation encodes no hidden card, and every lookahead runs on a
+re-deal.
 """
 
 from __future__ import annotations

@@ -84,8 +84,11 @@ def test_trained_agents_decide_on_their_observation_only():
     assert _decisions("ppo-2p", games, deterministic=False) == \
         _decisions("ppo-2p", permuted, deterministic=False)
     few = games[:10]
-    assert _decisions("search:ppo-2p", few, simulations=48, batch=8) == \
-        _decisions("search:ppo-2p", permuted[:10], simulations=48, batch=8)
+    # every position searched (confident 1), leaves valued by play-outs cut by the value head
+    opts = {"simulations": 48, "batch": 8, "confident": 1.0, "rollout_weight": 0.5,
+            "max_depth": 40}
+    assert _decisions("search:ppo-2p", few, **opts) == \
+        _decisions("search:ppo-2p", permuted[:10], **opts)
     # every position with 2+ legal actions rolled out (cover 1), rollouts cut by the value head
     opts = {"rounds": 1, "deals": 4, "candidates": 3, "cover": 1.0, "max_depth": 40}
     assert _decisions("rollout:ppo-2p", few, **opts) == \
