@@ -23,3 +23,15 @@ def test_benchmark_functions_measure_something():
     from machu_env.sb3 import MachuPicchuVecEnv
 
     assert run.vecenv_loop(MachuPicchuVecEnv(8, 3), 0.01, lambda v: v.action_masks()) > 0
+
+
+def test_train_speed_runs_both_learners_for_the_same_steps():
+    pytest.importorskip("sb3_contrib")
+    import train_speed
+
+    small = {"n_envs": 8, "n_steps": 16, "batch_size": 64, "n_epochs": 1}
+    old = train_speed.maskable_ppo(256, 2, **small)
+    new = train_speed.machu_train(256, 2, threads=1, precision="fp32", **small)
+    assert old["steps"] == new["steps"] == 256
+    assert old["steps_per_second"] > 0 and new["steps_per_second"] > 0
+    assert new["update_seconds"] > 0 and new["simulator_seconds"] > 0

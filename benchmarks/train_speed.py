@@ -1,0 +1,138 @@
+"""Training throughput side by side, in one run: sb3-contrib's MaskablePPO and ``machu train``.
+
+    python benchmarks/train_speed.py [--steps 409600] [--players 2] [--threads 0]
+
+Every learner trains from seed 0 for the same number of learner decisions (env steps) with the
+same networks (two 256x256 tanh MLPs, policy and value), the same PPO settings (``machu
+train``'s defaults: 128 games x 128 steps, minibatch 4096, 4 epochs) and the same opponent pool
+(``PoolVecEnv`` with the default weights of random, the fair ``builder`` and ``gold``, and one
+frozen copy of the initial policy as ``self``):
+
+* ``maskable_ppo`` — sb3-contrib's MaskablePPO on ``PoolVecEnv`` (the trainer ``machu train``
+  used before ``train/ppo.py``), the frozen copy playing through its own ``predict``;
+* ``machu_train_fp32`` / ``machu_train_bf16`` — ``train.selfplay.train`` (what ``machu train``
+  runs; bf16 only where the CPU has bfloat16 arithmetic), its steps per second over training
+  time (the evaluations are not counted), with its own split into update, policy and simulator.
+
+Each learner first runs one short warm-up (numba's compiled kernels, torch's first calls).
+Writes a table to stdout and ``train_speed.json`` (machine, versions, date) under ``--out``.
+Needs the ``train`` extra. Measure on an idle machine: under load the figures mean little.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import datetime
+import json
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+from machu_env.train.pool_env import PoolVecEnv
+from machu_env.train.ppo import bf16_supported
+from machu_env.train.selfplay import TrainConfig, train
+
+NEVER = 10**12  # no evaluation or snapshot during a measured run
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def maskable_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
+    """MaskablePPO on ``PoolVecEnv``: env steps per second of ``learn`` (wall time).
+    ``settings`` override ``TrainConfig``'s (tests use small rollouts)."""
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    c = TrainConfig(players=players, **settings)
+    env = PoolVecEnv(c.n_envs, players, seed=seed, pool=c.pool)
+    layers = c.layers()
+    model = MaskablePPO("MlpPolicy", env, n_steps=c.n_steps, batch_size=c.batch_size,
+                        n_epochs=c.n_epochs, learning_rate=c.learning_rate, gamma=c.gamma,
+                        gae_lambda=c.gae_lambda, clip_range=c.clip_range, ent_coef=c.ent_coef,
+                        vf_coef=c.vf_coef, max_grad_norm=c.max_grad_norm, seed=seed,
+                        device="cpu", verbose=0,
+                        policy_kwargs={"net_arch": {"pi": layers, "vf": layers}})
+    frozen = copy.deepcopy(model.policy)
+    frozen.set_training_mode(False)
+
+    def snapshot(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            actions, _ = frozen.predict(obs, action_masks=masks, deterministic=False)
+        return np.asarray(actions, dtype=np.int32)
+
+    env.set_snapshots([snapshot])
+    rollout = c.n_envs * c.n_steps
+    model.learn(rollout)  # warm-up
+    t = time.perf_counter()
+    model.learn(steps, reset_num_timesteps=False)
+    secs = time.perf_counter() - t
+    done = int(model.num_timesteps) - rollout
+    return {"steps": done, "seconds": round(secs, 2), "steps_per_second": round(done / secs, 1)}
+
+
+def machu_train(steps: int, players: int, threads: int, precision: str, seed: int = 0,
+                **settings) -> dict:
+    """``train.selfplay.train`` (what ``machu train`` runs) with no evaluation on the way."""
+    with tempfile.TemporaryDirectory() as tmp:
+        def run(n: int, name: str) -> dict:
+            c = TrainConfig(players=players, timesteps=n, seed=seed, out=f"{tmp}/{name}",
+                            snapshot_every=NEVER, eval_every=NEVER, eval_games=1,
+                            device="cpu", threads=threads, precision=precision, **settings)
+            return train(c, verbose=False)
+
+        c = TrainConfig(**settings)
+        run(c.n_envs * c.n_steps, "warmup")
+        s = run(steps, "run")
+    return {"steps": s["timesteps"], "seconds": s["train_seconds"],
+            "steps_per_second": s["steps_per_second"], "update_seconds": s["update_seconds"],
+            "rollout_policy_seconds": s["rollout_policy_seconds"],
+            "simulator_seconds": s["simulator_seconds"]}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--steps", type=int, default=409_600, help="learner decisions per learner")
+    p.add_argument("--players", type=int, default=2, choices=range(2, 6))
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    p.add_argument("--out", default="benchmarks/results", help="output folder")
+    args = p.parse_args(argv)
+    if args.steps < 1 or args.threads < 0:
+        p.error("--steps must be >= 1 and --threads >= 0")
+    import numba
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    results = {"maskable_ppo": maskable_ppo(args.steps, args.players)}
+    results["machu_train_fp32"] = machu_train(args.steps, args.players, args.threads, "fp32")
+    if bf16_supported():
+        results["machu_train_bf16"] = machu_train(args.steps, args.players, args.threads, "bf16")
+    base = results["maskable_ppo"]["steps_per_second"]
+    print(f"{'learner':<20} {'env steps/s':>12} {'vs MaskablePPO':>15}")
+    for name, r in results.items():
+        r["speedup"] = round(r["steps_per_second"] / base, 2)
+        print(f"{name:<20} {r['steps_per_second']:>12,.0f} {r['speedup']:>14.2f}x")
+    report = {"date": datetime.date.today().isoformat(), "cpu": _cpu_model(),
+              "machine": platform.machine(), "python": platform.python_version(),
+              "torch": torch.__version__, "numba": numba.__version__,
+              "torch_threads": torch.get_num_threads(), "numba_threads": numba.get_num_threads(),
+              "players": args.players, "results": results}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "train_speed.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+if __name__ == "__main__":
+    main()
