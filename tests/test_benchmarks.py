@@ -36,3 +36,13 @@ def test_train_speed_runs_both_learners_for_the_same_steps():
     assert old["steps_per_second"] > 0 and new["steps_per_second"] > 0
     parts = new["update_seconds"] + new["rollout_policy_seconds"] + new["simulator_seconds"]
     assert 0 <= parts <= new["seconds"] + 0.2  # the parts (rounded to 0.1 s) within the whole
+
+
+@pytest.mark.parametrize("argv", [["--steps", "0"], ["--threads", "-1"], ["--players", "7"]])
+def test_train_speed_refuses_bad_arguments(argv, tmp_path, capsys):
+    import train_speed
+
+    with pytest.raises(SystemExit) as e:
+        train_speed.main([*argv, "--out", str(tmp_path / "out")])
+    assert e.value.code == 2 and "error:" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # nothing measured, nothing written
