@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import argparse
 import copy
-import datetime
 import json
-import platform
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,17 +33,13 @@ from machu_env.train.pool_env import PoolVecEnv
 from machu_env.train.ppo import bf16_supported
 from machu_env.train.selfplay import TrainConfig, train
 
+try:
+    from .machine import describe
+except ImportError:  # run as a script: python benchmarks/train_speed.py
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from machine import describe
+
 NEVER = 10**12  # no evaluation or snapshot during a measured run
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def maskable_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
@@ -109,7 +104,6 @@ def main(argv: list[str] | None = None) -> dict:
     args = p.parse_args(argv)
     if args.steps < 1 or args.threads < 0:
         p.error("--steps must be >= 1 and --threads >= 0")
-    import numba
     import torch
 
     if args.threads:
@@ -123,11 +117,7 @@ def main(argv: list[str] | None = None) -> dict:
     for name, r in results.items():
         r["speedup"] = round(r["steps_per_second"] / base, 2)
         print(f"{name:<20} {r['steps_per_second']:>12,.0f} {r['speedup']:>14.2f}x")
-    report = {"date": datetime.date.today().isoformat(), "cpu": _cpu_model(),
-              "machine": platform.machine(), "python": platform.python_version(),
-              "torch": torch.__version__, "numba": numba.__version__,
-              "torch_threads": torch.get_num_threads(), "numba_threads": numba.get_num_threads(),
-              "players": args.players, "results": results}
+    report = {**describe(), "players": args.players, "results": results}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "train_speed.json").write_text(json.dumps(report, indent=2) + "\n")

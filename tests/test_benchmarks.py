@@ -46,3 +46,31 @@ def test_train_speed_refuses_bad_arguments(argv, tmp_path, capsys):
         train_speed.main([*argv, "--out", str(tmp_path / "out")])
     assert e.value.code == 2 and "error:" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()  # nothing measured, nothing written
+
+
+def test_decision_time_times_every_decision_of_the_measured_agent(tmp_path):
+    import decision_time
+
+    run = decision_time.time_decisions("random", "builder", 2, 2, max_decisions=40)
+    assert sum(run["ends"].values()) == 2
+    # 2 games of at most 40 decisions (all seats'): the measured seat takes some, not all
+    assert 10 <= len(run["seconds"]) < 80 and min(run["seconds"]) > 0
+    report = decision_time.main(["--agent", "random", "--games", "1", "--max-decisions", "30",
+                                 "--budget", "1e-9", "--out", str(tmp_path)])
+    stats = report["decision_time"]
+    assert stats["decisions"] >= 5 and stats["over_budget"] == 1.0  # every decision > 1 ns
+    assert stats["mean"] <= stats["max"] and stats["median"] <= stats["p99"] <= stats["max"]
+    assert (tmp_path / "decision_time_random.json").exists()
+
+
+@pytest.mark.parametrize("argv", [["--agent", "nope"], ["--agent", "random", "--games", "0"],
+                                  ["--agent", "random", "--budget", "0"],
+                                  ["--agent", "random", "--seconds", "nan"],
+                                  ["--agent", "random", "--opponent", "search:nope"]])
+def test_decision_time_refuses_bad_arguments(argv, tmp_path, capsys):
+    import decision_time
+
+    with pytest.raises(SystemExit) as e:
+        decision_time.main([*argv, "--out", str(tmp_path / "out")])
+    assert e.value.code == 2 and "error:" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
