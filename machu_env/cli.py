@@ -345,6 +345,8 @@ def exploit(
                             "tasks: --ray alone joins or starts a local instance; auto or "
                             "ray://host:port a cluster (the ray extra)"),
     workers: int = typer.Option(2, min=1, help="with --ray: evaluation tasks in flight / 4"),
+    sampled: bool = typer.Option(False, help="a trained policy samples its actions (as it "
+                                 "trains) instead of taking the most probable one"),
 ) -> None:
     """Exploitability probe: train an exploiter against AGENT alone, report its win share."""
     try:
@@ -371,7 +373,8 @@ def exploit(
         torch.set_num_threads(threads)
     try:
         summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
-                              settings, trust_pickle=trust_pickle, ray=ray, workers=workers)
+                              settings, trust_pickle=trust_pickle, ray=ray, workers=workers,
+                              sampled=sampled)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(str(e)) from None
     console.print_json(json.dumps(summary))

@@ -201,6 +201,27 @@ def test_an_exploiter_of_a_deterministic_agent_is_evaluated_without_sampling():
     assert (a == b).all()
 
 
+def test_a_sampled_probe_plays_the_policy_seeded_and_sampling():
+    """--sampled: the probed policy samples (seeded), so the same seeds give the same games,
+    other seeds other games, and the exploiter's results differ from deterministic play."""
+    from machu_env.train.exploit import evaluate_exploiter
+
+    _, bank, _ = opponent_for("ppo-2p", 2, deterministic=False)
+    assert not bank.deterministic.any()
+    net = opponent_for("ppo-2p", 2)[2]  # the policy itself as the exploiter
+    det = evaluate_exploiter(net, "ppo-2p", 2, 120, seed=4)
+    a = evaluate_exploiter(net, "ppo-2p", 2, 120, seed=4, sampled=True)
+    b = evaluate_exploiter(net, "ppo-2p", 2, 120, seed=4, sampled=True)
+    c = evaluate_exploiter(net, "ppo-2p", 2, 120, seed=5, sampled=True)
+    assert (a == b).all() and (a != c).any() and (a != det).any()
+    s = exploit("ppo-2p", players=2, steps=512, eval_games=20, sampled=True,
+                settings=PPOSettings(n_envs=16, n_steps=32, batch_size=512, n_epochs=1),
+                verbose=False)
+    assert s["agent_play"] == "sampled" and s["warm_start"]
+    with pytest.raises(ValueError, match="needs a trained policy"):
+        exploit("gold", players=2, steps=512, sampled=True, verbose=False)
+
+
 def test_machu_exploit_reports_bad_input_in_one_line(tmp_path):
     runner = CliRunner()
     r = runner.invoke(app, ["exploit", "--agent", "chess", "--steps", "10"])
@@ -209,6 +230,8 @@ def test_machu_exploit_reports_bad_input_in_one_line(tmp_path):
     assert r.exit_code != 0 and "precision" in r.output
     r = runner.invoke(app, ["exploit", "--agent", "gold", "--batch-size", "1000"])
     assert r.exit_code != 0 and "must divide" in r.output
+    r = runner.invoke(app, ["exploit", "--agent", "gold", "--sampled"])
+    assert r.exit_code == 2 and "needs a trained policy" in r.output
     r = runner.invoke(app, ["exploit", "--agent", "random", "--steps", "512", "--n-envs", "16",
                             "--n-steps", "32", "--batch-size", "256", "--eval-games", "10",
                             "--out", str(tmp_path / "x")])
