@@ -18,7 +18,9 @@ The most visited root action is played; a policy at least ``confident`` of one a
 followed without a search (``confident=1`` searches every decision).
 
 The budget is ``seconds`` per decision (default 1.0; batches while another one still fits, at
-least one) or a fixed number of ``simulations`` (deterministic for a seed). Only what the player
+least one), a fixed number of ``simulations`` (deterministic for a seed), or both: at most
+``simulations``, and no batch that would end past ``seconds`` (deterministic as long as the
+time cap does not bite; it keeps a slow machine within a per-decision limit). Only what the player
 may know is used: the observation encodes no hidden card, and every lookahead runs on a
 re-deal.
 """
@@ -38,7 +40,7 @@ from machu_env.engine.redeal import redeal
 from machu_env.engine.rng import seed_state
 from machu_env.engine.scoring import SC_WINNER, final_scores
 
-from .rollout import head_values, play_out
+from .rollout import check_budget_seconds, head_values, play_out
 
 
 class _Node:
@@ -56,13 +58,13 @@ class _Node:
 class SearchAgent:
     """Determinised PUCT over a ``PolicyNet`` (see the module docstring)."""
 
-    def __init__(self, net, seed: int = 0, seconds: float = 1.0, simulations: int | None = None,
+    def __init__(self, net, seed: int = 0, seconds: float | None = None,
+                 simulations: int | None = None,
                  c_puct: float = 1.5, batch: int = 16, rollout_weight: float = 1.0,
                  max_depth: int = 400, confident: float = 0.95, name: str = "search") -> None:
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
             raise ValueError(f"simulations must be an integer >= 1, got {simulations!r}")
-        if simulations is None and not (isinstance(seconds, (int, float)) and seconds > 0):
-            raise ValueError(f"seconds must be > 0, got {seconds!r}")
+        seconds = check_budget_seconds(seconds, simulations)
         for label, v in (("batch", batch), ("max_depth", max_depth)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ValueError(f"{label} must be an integer >= 1, got {v!r}")
@@ -158,7 +160,7 @@ class SearchAgent:
         if self.confident < 1 and prior.max() / prior.sum() >= self.confident:  # follow it
             return int(legal[int(np.argmax(prior))])
         root = _Node(p, logits[0])
-        deadline = time.perf_counter() + self.seconds if self.simulations is None else None
+        deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         done = 0
         while True:
             t0 = time.perf_counter()

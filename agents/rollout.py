@@ -12,8 +12,9 @@ with the best mean result is played; ties go to the more probable one. A confide
 (one candidate) is followed without a rollout.
 
 All rollouts of a round advance together: one batched forward pass per decision depth, the
-engine's compiled ``step`` and ``encode`` for the rows. The budget is a number of rounds or
-``seconds`` per decision: rounds while another one still fits (at least one). Only what the
+engine's compiled ``step`` and ``encode`` for the rows. The budget is a number of rounds,
+``seconds`` per decision (rounds while another one still fits, at least one), or both (at most
+that many rounds, none that would end past ``seconds``). Only what the
 player may know is used: the observation encodes no hidden card, and every rollout runs on a
 re-deal.
 
@@ -23,6 +24,7 @@ is an improvement step, since the rollouts model the other players as that polic
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -142,6 +144,17 @@ def _finished(S: np.ndarray, rows: np.ndarray, n: int, scores: np.ndarray) -> np
     return out
 
 
+def check_budget_seconds(seconds, count) -> float | None:
+    """The time budget of a search agent: ``seconds`` (a number > 0), or 1.0 when neither it
+    nor a count budget (``count``: simulations, rounds) is given, else None (count only)."""
+    if seconds is None:
+        return 1.0 if count is None else None
+    if (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
+            or not math.isfinite(seconds) or seconds <= 0):
+        raise ValueError(f"seconds must be a number > 0, got {seconds!r}")
+    return float(seconds)
+
+
 class RolloutAgent:
     """Determinised policy rollouts at the root over a ``PolicyNet`` (see the module
     docstring).
@@ -149,14 +162,16 @@ class RolloutAgent:
     Args:
         net: the policy (``PolicyNet``), used for the ranking, the rollouts and the value cut.
         seed: the re-deals' generator.
-        seconds: time budget per decision (used when ``rounds`` is None; at least one round).
+        seconds: time budget per decision (1.0 when neither budget is given; at least one
+            round; with ``rounds`` too, a cap: no round that would end past it).
         rounds: a fixed number of rounds per decision (deterministic for a seed).
         deals: re-deals per round (each candidate is rolled out once per deal).
         candidates: the most actions compared; ``cover``: the probability they must hold.
         max_depth: decisions per rollout before the value head estimates the result.
     """
 
-    def __init__(self, net, seed: int = 0, seconds: float = 1.0, rounds: int | None = None,
+    def __init__(self, net, seed: int = 0, seconds: float | None = None,
+                 rounds: int | None = None,
                  deals: int = 16, candidates: int = 4, cover: float = 0.95,
                  max_depth: int = 400, name: str = "rollout") -> None:
         for label, v, lo in (("deals", deals, 1), ("candidates", candidates, 1),
@@ -165,8 +180,7 @@ class RolloutAgent:
                 raise ValueError(f"{label} must be an integer >= {lo}, got {v!r}")
         if rounds is not None and (not isinstance(rounds, int) or rounds < 1):
             raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
-        if rounds is None and not (isinstance(seconds, (int, float)) and seconds > 0):
-            raise ValueError(f"seconds must be > 0, got {seconds!r}")
+        seconds = check_budget_seconds(seconds, rounds)
         if not (isinstance(cover, (int, float)) and 0 < cover <= 1):
             raise ValueError(f"cover must be in (0, 1], got {cover!r}")
         self.net, self.seconds, self.rounds, self.name = net, seconds, rounds, name
@@ -215,7 +229,7 @@ class RolloutAgent:
         p, n = game.current_player, game.num_players
         state = game.state.copy()
         total = np.zeros(len(cands))
-        deadline = time.perf_counter() + self.seconds if self.rounds is None else None
+        deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         done = 0
         while True:
             t0 = time.perf_counter()

@@ -42,6 +42,7 @@ def time_decisions(agent: str, opponent: str, players: int, games: int, seed: in
     """Seconds of every decision ``agent`` took over ``games`` games, and how they ended."""
     budget = budget or {}
     times: list[float] = []
+    where: list[tuple[int, int]] = []  # (game, decision number) of every timed decision
     ends = {"rescue": 0, "conquest": 0, "truncated": 0}
     for i in range(games):
         game_seed = seed * 1_000_003 + i
@@ -56,19 +57,23 @@ def time_decisions(agent: str, opponent: str, players: int, games: int, seed: in
                 t = time.perf_counter()
                 action = seats[p].act(game)
                 times.append(time.perf_counter() - t)
+                where.append((i, len(game.history)))
             else:
                 action = seats[p].act(game)
             game.play(action)
         ends[game.end if game.is_over else "truncated"] += 1
-    return {"games": games, "ends": ends, "seconds": times}
+    return {"games": games, "ends": ends, "seconds": times, "where": where}
 
 
-def summary(seconds: list[float], limit: float) -> dict:
-    """Mean, median, p95, p99, maximum (seconds) and the share over ``limit``."""
+def summary(seconds: list[float], limit: float, where: list | None = None) -> dict:
+    """Mean, median, p95, p99, maximum (seconds), the share over ``limit`` and (with
+    ``where``) the five slowest decisions: game, decision number, seconds."""
     t = np.asarray(seconds, dtype=np.float64)
     if t.size == 0:
         return {"decisions": 0}
-    return {"decisions": int(t.size), "mean": round(float(t.mean()), 4),
+    slowest = [{"game": where[k][0], "decision": where[k][1], "seconds": round(float(t[k]), 4)}
+               for k in np.argsort(-t, kind="stable")[:5]] if where else []
+    return {"slowest": slowest, "decisions": int(t.size), "mean": round(float(t.mean()), 4),
             "median": round(float(np.median(t)), 4),
             "p95": round(float(np.quantile(t, 0.95)), 4),
             "p99": round(float(np.quantile(t, 0.99)), 4), "max": round(float(t.max()), 4),
@@ -114,13 +119,15 @@ def main(argv: list[str] | None = None) -> dict:
         pass
     run = time_decisions(args.agent, args.opponent, args.players, args.games, args.seed,
                          budget, args.max_decisions)
-    stats = summary(run["seconds"], args.budget)
+    stats = summary(run["seconds"], args.budget, run["where"])
     report = {**describe(), "agent": args.agent, "opponent": args.opponent,
               "players": args.players, "games": args.games, "seed": args.seed,
               "iterations": args.iterations, "seconds_per_decision": args.seconds,
               "max_decisions": args.max_decisions, "ends": run["ends"], "decision_time": stats}
     print(f"{args.agent} against {args.opponent} ({args.players} players, {args.games} games): "
-          + ", ".join(f"{k} {v}" for k, v in stats.items()))
+          + ", ".join(f"{k} {v}" for k, v in stats.items() if k != "slowest"))
+    for row in stats.get("slowest", []):
+        print(f"  slow: game {row['game']}, decision {row['decision']}: {row['seconds']} s")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     slug = re.sub(r"[^A-Za-z0-9]+", "-", args.agent).strip("-")

@@ -151,7 +151,10 @@ def tournament(
                             "--ray alone joins or starts a local instance; auto or "
                             "ray://host:port a cluster (the ray extra)"),
     mcts_seconds: float | None = typer.Option(None, help="mcts, search:<policy> and "
-                                               "rollout:<policy>: seconds per decision"),
+                                               "rollout:<policy>: seconds per decision "
+                                               "(search and rollout with --mcts-iterations "
+                                               "too: a cap on each decision; mcts: "
+                                               "--mcts-iterations wins)"),
     mcts_iterations: int | None = typer.Option(None, min=1,
                                                help="mcts: iterations per decision "
                                                "(search:<policy>: simulations; "

@@ -62,6 +62,49 @@ def test_search_plays_legal_actions_deterministically_and_checks_its_settings():
         game.play(policy.act(game))
 
 
+def test_search_and_rollout_take_a_time_cap_beside_a_count_budget(monkeypatch):
+    """simulations/rounds with seconds: at most that many, no batch or round that would end
+    past the cap (the first always runs); a cap that never bites changes nothing."""
+    pytest.importorskip("torch")
+    from machu_env.agents import puct, rollout
+
+    game = Game(2, seed=4)
+    for _ in range(12):
+        game.play(make_agent("random", 0).act(game))
+    calls = {"descend": 0, "round": 0}
+    descend, one_round = puct.SearchAgent._descend, rollout.RolloutAgent._round
+
+    def count_descend(self, *a):
+        calls["descend"] += 1
+        return descend(self, *a)
+
+    def count_round(self, *a):
+        calls["round"] += 1
+        return one_round(self, *a)
+
+    monkeypatch.setattr(puct.SearchAgent, "_descend", count_descend)
+    monkeypatch.setattr(rollout.RolloutAgent, "_round", count_round)
+    search = {"simulations": 32, "batch": 8, "confident": 1.0, "max_depth": 30}
+    plain = make_agent("search:ppo-2p", seed=1, **search).act(game)
+    assert calls["descend"] == 32
+    calls["descend"] = 0
+    assert make_agent("search:ppo-2p", seed=1, seconds=1e-9, **search).act(game) in \
+        game.legal_action_ids()
+    assert calls["descend"] == 8  # one batch, then the cap
+    assert make_agent("search:ppo-2p", seed=1, seconds=600, **search).act(game) == plain
+    opts = {"rounds": 3, "deals": 2, "candidates": 3, "cover": 1.0, "max_depth": 30}
+    plain = make_agent("rollout:ppo-2p", seed=1, **opts).act(game)
+    assert calls["round"] == 3
+    calls["round"] = 0
+    make_agent("rollout:ppo-2p", seed=1, seconds=1e-9, **opts).act(game)
+    assert calls["round"] == 1
+    assert make_agent("rollout:ppo-2p", seed=1, seconds=600, **opts).act(game) == plain
+    for bad in (0, -1.0, float("nan"), True, "1"):
+        for name in ("search:ppo-2p", "rollout:ppo-2p"):
+            with pytest.raises(ValueError, match="seconds must be a number > 0"):
+                make_agent(name, seconds=bad)
+
+
 def test_play_out_plays_the_policy_to_the_end_or_asks_the_value_head():
     """``play_out`` (the rollouts of ``rollout:`` and ``search:``) is the deterministic policy
     playing every seat: the winners of the game played on with ``PolicyAgent``, or the value
