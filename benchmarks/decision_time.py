@@ -9,8 +9,8 @@ builds them (``--iterations`` / ``--seconds`` are its ``--mcts-iterations`` /
 ``--mcts-seconds``), and times every ``act`` call of the measured agent with a wall clock:
 mean, median, p95, p99, maximum and the share of decisions over ``--budget`` seconds. One
 process, ``--threads`` torch threads (1 by default, as a tournament worker runs). Writes a table
-to stdout and ``decision_time_<agent>.json`` (machine, versions, date) under ``--out``. Measure
-on an idle machine: under load the figures mean little.
+to stdout and ``decision_time_<agent>[-<N>it][-<S>s].json`` (machine, versions, date) under
+``--out``. Measure on an idle machine: under load the figures mean little.
 """
 
 from __future__ import annotations
@@ -131,6 +131,8 @@ def main(argv: list[str] | None = None) -> dict:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     slug = re.sub(r"[^A-Za-z0-9]+", "-", args.agent).strip("-")
+    slug += f"-{args.iterations}it" if args.iterations is not None else ""
+    slug += f"-{args.seconds:g}s" if args.seconds is not None else ""
     (out / f"decision_time_{slug}.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
 
