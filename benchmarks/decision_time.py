@@ -53,13 +53,11 @@ def time_decisions(agent: str, opponent: str, players: int, games: int, seed: in
                  for p, name in enumerate(seating)]
         while not game.is_over and len(game.history) < max_decisions:
             p = game.current_player
+            t = time.perf_counter()
+            action = seats[p].act(game)
             if p == i % players:
-                t = time.perf_counter()
-                action = seats[p].act(game)
                 times.append(time.perf_counter() - t)
                 where.append((i, len(game.history)))
-            else:
-                action = seats[p].act(game)
             game.play(action)
         ends[game.end if game.is_over else "truncated"] += 1
     return {"games": games, "ends": ends, "seconds": times, "where": where}
