@@ -117,7 +117,7 @@ def parse(data: bytes, where: str = "policy file"):
     try:
         config = json.loads(meta.get("config", ""))
         info = json.loads(meta.get("info", "{}"))
-    except (json.JSONDecodeError, RecursionError) as e:
+    except (ValueError, RecursionError) as e:  # JSONDecodeError, ints of > 4300 digits
         raise ValueError(f"{where}: malformed config or info metadata ({e})") from None
     config = check_config(config, where)
     shapes = expected_shapes(config)

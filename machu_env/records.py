@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .game import Game
+from .game import DEFAULT_MAX_DECISIONS, Game
 
 RECORD_FORMAT = "machu-env-record"
 RECORD_VERSION = 1
@@ -42,14 +42,20 @@ def _fail(problem: str) -> ValueError:
     return ValueError(f"malformed game record: {problem}")
 
 
-def replay(record: dict[str, Any]) -> Game:
-    """Replay a record to its final state; ValueError naming the problem if it is malformed or
-    does not replay."""
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def replay(record: dict[str, Any], max_decisions: int = DEFAULT_MAX_DECISIONS) -> Game:
+    """Replay a record to its final state; ValueError naming the problem if it is malformed, does
+    not replay or holds more than ``max_decisions`` decisions (the envs' truncation: a longer
+    record is no game an env plays, and replaying one costs work without bound)."""
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise ValueError(f"not a machu-env game record (expected format {RECORD_FORMAT!r})")
-    if record.get("version") != RECORD_VERSION:
-        raise ValueError(f"unsupported record version {record.get('version')!r}; "
-                         f"this machu-env reads version {RECORD_VERSION}")
+    version = record.get("version")
+    if not _is_int(version) or version != RECORD_VERSION:
+        raise ValueError(f"unsupported record version {version!r:.40}; "
+                         f"this machu-env reads version {RECORD_VERSION} (an int)")
     opts = record.get("options")
     if not isinstance(opts, dict):
         raise _fail(f"'options' must be an object with num_players, seed, learning_game; "
@@ -63,23 +69,38 @@ def replay(record: dict[str, Any]) -> Game:
     if not isinstance(actions, list):
         raise _fail(f"'actions' must be a list of {{player, action}} objects; got "
                     f"{type(actions).__name__}")
+    if len(actions) > max_decisions:
+        raise _fail(f"it holds {len(actions)} decisions; a record holds at most "
+                    f"{max_decisions} (games are truncated there)")
     for k, step in enumerate(actions):
         if not isinstance(step, dict) or not isinstance(step.get("action"), str):
             raise _fail(f"step {k} must be an object with 'player' (a seat) and 'action' (a "
                         f"notation string); got {step!r:.80}")
-        if game.current_player != step.get("player"):
-            raise ValueError(f"record step {k}: expected player {game.current_player} to "
-                             f"decide, the record says {step.get('player')!r:.40}")
+        player = step.get("player")
+        if not _is_int(player) or game.current_player != player:
+            raise ValueError(f"record step {k}: expected player {game.current_player} (an int) "
+                             f"to decide, the record says {player!r:.40}")
         try:
             game.play(step["action"])
         except ValueError as e:
             raise ValueError(f"record step {k}: {e}") from None
-    result = record.get("result")
-    if result is not None and not (isinstance(result, dict)
-                                   and isinstance(result.get("scores"), list | type(None))):
-        raise _fail(f"'result' must be null or an object with 'end' and 'scores'; got "
-                    f"{type(result).__name__}")
+    check_result(record.get("result"))
     return game
+
+
+def check_result(result: Any) -> None:
+    """A record's ``result``: null, or an object with ``end`` and ``scores`` (one object per
+    player, as ``Game.scores()`` gives them, or null); ValueError naming what is wrong."""
+    if result is None:
+        return
+    if not isinstance(result, dict) or "scores" not in result or "end" not in result:
+        raise _fail(f"'result' must be null or an object with 'end' and 'scores'; got "
+                    f"{result!r:.80}")
+    scores = result["scores"]
+    if scores is not None and not (isinstance(scores, list)
+                                   and all(isinstance(s, dict) for s in scores)):
+        raise _fail(f"'result.scores' must be a list of objects (one per player) or null; got "
+                    f"{type(scores).__name__} {scores!r:.60}")
 
 
 def read_record(path: str | Path) -> dict[str, Any]:
@@ -95,7 +116,7 @@ def read_record(path: str | Path) -> dict[str, Any]:
                          "record")
     try:
         return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, an int of > 4300 digits
         raise ValueError(f"{path}: not JSON ({e})") from None
     except RecursionError:
         raise ValueError(f"{path}: JSON nested too deeply to be a game record") from None

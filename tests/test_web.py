@@ -3,7 +3,11 @@ bad input. The real-browser test is in test_browser.py."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import threading
+import time
 
 import pytest
 
@@ -15,12 +19,14 @@ from starlette.testclient import TestClient  # noqa: E402
 from machu_env import Game  # noqa: E402
 from machu_env.data import CARDS  # noqa: E402
 from machu_env.records import replay  # noqa: E402
-from machu_env.web import create_app  # noqa: E402
+from machu_env.web import Limits, create_app  # noqa: E402
+
+BASE = "http://127.0.0.1:8000"  # a Host the app answers by default
 
 
 @pytest.fixture
 def client():
-    with TestClient(create_app()) as c:
+    with TestClient(create_app(), base_url=BASE) as c:
         yield c
 
 
@@ -59,7 +65,9 @@ def test_a_whole_game_against_random_agents(client):
     game = replay(record.json())  # the download replays to the same end
     assert game.is_over and game.scores() == state["scores"]
     frames = client.post("/api/replay", json=record.json()).json()
-    assert len(frames["frames"]) == len(game.history) + 1
+    assert frames["num_frames"] == len(game.history) + 1 == len(frames["log"]) + 1
+    boards = gzip.decompress(base64.b64decode(frames["frames_gz"])).decode().split("\0")
+    assert len(boards) == frames["num_frames"] and all(b.startswith("<svg") for b in boards)
     assert frames["result"]["scores"] == state["scores"]
 
 
@@ -99,14 +107,14 @@ def test_bad_requests_get_4xx_naming_what_is_allowed_and_change_nothing(client):
         ("post", f"/api/games/{gid}/play", {"action": 1.5}, 400, "action id (int)"),
         ("post", f"/api/games/{gid}/play", {"move": 1}, 400, '{"action"'),
         ("post", f"/api/games/{gid}/play", "text", 400, '{"action"'),
-        ("post", "/api/games/999/play", {"action": 0}, 404, "no game '999'"),
+        ("post", "/api/games/999/play", {"action": 0}, 404, "no such game"),
         ("get", "/api/games/nope", None, 404, "POST /api/games"),
         ("post", "/api/games", {"num_players": 7}, 400, "num_players"),
         ("post", "/api/games", {"num_players": 2, "seat": 2}, 400, "seat"),
         ("post", "/api/games", {"players": 2}, 400, "allowed: num_players, seat"),
         ("post", "/api/games", {"opponents": ["random", "gold"]}, 400, "list of 1 agent"),
-        ("post", "/api/games", {"opponents": ["wizard"]}, 400, "unknown agent 'wizard'"),
-        ("post", "/api/games", {"opponents": ["policy:/x/evil.zip"]}, 400, "opponent"),
+        ("post", "/api/games", {"opponents": ["wizard"]}, 400, "'wizard': unknown agent; allowed: random"),
+        ("post", "/api/games", {"opponents": ["policy:/x/evil.zip"]}, 400, "unknown agent"),
         ("post", "/api/games", {"seed": -1}, 400, "seed"),
         ("post", "/api/replay", {"format": "other"}, 400, "not a machu-env game record"),
     ]
@@ -114,7 +122,8 @@ def test_bad_requests_get_4xx_naming_what_is_allowed_and_change_nothing(client):
         r = getattr(client, method)(path, json=body) if method == "post" else client.get(path)
         assert r.status_code == status, (path, body, r.text)
         assert message in r.json()["error"], (body, r.json())
-    r = client.post(f"/api/games/{gid}/play", content=b"{not json")
+    r = client.post(f"/api/games/{gid}/play", content=b"{not json",
+                    headers={"content-type": "application/json"})
     assert r.status_code == 400 and "not JSON" in r.json()["error"]
     assert client.get(f"/api/games/{gid}").json() == before  # nothing changed
 
@@ -123,7 +132,7 @@ def test_playing_after_the_end_or_out_of_turn_is_refused():
     from machu_env.web import Session
 
     app = create_app()
-    with TestClient(app) as client:
+    with TestClient(app, base_url=BASE) as client:
         state = _new(client)
         while not state["over"]:
             state = client.post(f"/api/games/{state['id']}/play",
@@ -131,3 +140,159 @@ def test_playing_after_the_end_or_out_of_turn_is_refused():
         r = client.post(f"/api/games/{state['id']}/play", json={"action": 0})
         assert r.status_code == 409 and "over" in r.json()["error"]
     assert Session  # the session type is public for embedding
+
+
+# --- issue #25: what a hostile client cannot do ------------------------------------------------
+def _finish(client, state):
+    while not state["over"]:
+        state = client.post(f"/api/games/{state['id']}/play",
+                            json={"action": state["legal"][0]["id"]}).json()
+    return state
+
+
+def test_no_state_carries_the_seed_while_the_game_runs(client):
+    r = client.post("/api/games", json={"num_players": 2, "opponents": "random"})
+    states = [r.json()]
+    assert "seed" not in states[0]
+    states.append(_finish(client, states[0]))
+    seed = client.get(f"/api/games/{states[0]['id']}/record").json()["options"]["seed"]
+    assert isinstance(seed, int)  # the finished game's record may carry it ...
+    for state in states:  # ... no state does, nor its decimal digits anywhere
+        assert "seed" not in state and str(seed) not in json.dumps(state)
+
+
+def test_game_ids_are_unguessable_and_never_listed(client):
+    ids = [_new(client)["id"] for _ in range(3)]
+    assert len(set(ids)) == 3 and all(len(i) >= 20 and not i.isdigit() for i in ids)
+    r = client.get("/api/games/1")
+    assert r.status_code == 404 and not any(i in r.text for i in ids)
+
+
+def test_a_client_evicts_only_its_own_games():
+    app = create_app(limits=Limits(games=3, games_per_client=2))
+    alice = TestClient(app, base_url=BASE, client=("10.0.0.1", 1))
+    bob = TestClient(app, base_url=BASE, client=("10.0.0.2", 1))
+    mallory = TestClient(app, base_url=BASE, client=("10.0.0.3", 1))
+    a1, a2 = _new(alice)["id"], _new(alice)["id"]
+    b1 = _new(bob)["id"]
+    for _ in range(5):  # mallory can neither evict them nor take the server over
+        r = mallory.post("/api/games", json={"opponents": "random"})
+        assert r.status_code == 503 and "maximum of 3 games" in r.json()["error"]
+    assert bob.get(f"/api/games/{b1}").status_code == 200
+    a3 = _new(alice)["id"]  # alice's third game replaces her own oldest
+    assert alice.get(f"/api/games/{a1}").status_code == 404
+    assert {alice.get(f"/api/games/{g}").status_code for g in (a2, a3)} == {200}
+    assert bob.get(f"/api/games/{b1}").status_code == 200
+
+
+def test_cross_site_requests_and_foreign_hosts_are_refused(client):
+    state = _new(client)
+    gid, before = state["id"], client.get(f"/api/games/{state['id']}").json()
+    action = json.dumps({"action": state["legal"][0]["id"]})
+    cases = [  # (headers, status, message)
+        ({"content-type": "text/plain", "origin": "http://evil.example"}, 415, "JSON"),
+        ({"content-type": "application/x-www-form-urlencoded"}, 415, "JSON"),
+        ({"content-type": "application/json", "origin": "http://evil.example"}, 403,
+         "cross-origin"),
+        ({"content-type": "application/json", "origin": "null"}, 403, "cross-origin"),
+    ]
+    for headers, status, message in cases:
+        r = client.post(f"/api/games/{gid}/play", content=action, headers=headers)
+        assert r.status_code == status and message in r.json()["error"], (headers, r.text)
+    r = client.post("/api/games", content=b"{}", headers={"content-type": "text/plain"})
+    assert r.status_code == 415
+    rebinding = client.get(f"/api/games/{gid}", headers={"host": "attacker.example"})
+    assert rebinding.status_code == 400
+    assert client.get(f"/api/games/{gid}").json() == before  # nothing changed
+    same = client.post(f"/api/games/{gid}/play", content=action,
+                       headers={"content-type": "application/json", "origin": BASE})
+    assert same.status_code == 200  # the page's own requests work
+
+
+def test_bodies_are_refused_past_the_limit_without_reading_them_whole(client):
+    big = b'{"num_players": 2, "pad": "' + b"x" * (70 * 1024) + b'"}'
+    r = client.post("/api/games", content=big, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "65536 bytes" in r.json()["error"]
+
+    # no Content-Length: the app reads the body in pieces and stops once past the limit
+    # (driven through ASGI itself: the test client would read the whole body first)
+    import asyncio
+
+    received, sent = [], []
+
+    async def receive():
+        received.append(1)
+        return {"type": "http.request", "body": b" " * 4096, "more_body": len(received) < 10**5}
+
+    async def send(message):
+        sent.append(message)
+    scope = {"type": "http", "method": "POST", "path": "/api/games", "raw_path": b"/api/games",
+             "query_string": b"", "root_path": "", "scheme": "http", "http_version": "1.1",
+             "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 5),
+             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json")]}
+    asyncio.run(create_app()(scope, receive, send))
+    assert sent[0]["status"] == 413 and len(received) <= 17  # 64 KiB in 4 KiB pieces, + 1
+
+
+def test_huge_json_integers_get_400_not_500(client):
+    gid = _new(client)["id"]
+    huge = b"1" * 5000
+    for path, body in (("/api/games", b'{"seed": ' + huge + b"}"),
+                       (f"/api/games/{gid}/play", b'{"action": ' + huge + b"}"),
+                       ("/api/replay", b'{"format": "machu-env-record", "version": ' + huge
+                        + b"}")):
+        r = client.post(path, content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and "not JSON" in r.json()["error"], (path, r.text)
+
+
+def test_clients_name_agents_never_files(client, tmp_path):
+    for name in ("policy:/etc/shadow", "policy:/proc/self/environ", "policy:/no/such.safetensors",
+                 "search:policy:/etc/passwd", "rllib:/tmp", "policy:ppo_2p.safetensors"):
+        r = client.post("/api/games", json={"opponents": name})
+        assert r.status_code == 400
+        message = r.json()["error"]  # the same answer whether the file exists or not
+        assert message == (f"opponent {name!r}: unknown agent; allowed: "
+                           + message.split("; allowed: ", 1)[1])
+    import shutil
+
+    from machu_env.agents import shipped_policies
+
+    shutil.copy(shipped_policies()["ppo-2p"], tmp_path / "mine.safetensors")
+    (tmp_path / "broken.safetensors").write_bytes(b"not a policy")
+    with TestClient(create_app(agents_dir=tmp_path), base_url=BASE) as c:
+        assert "policy:mine.safetensors" in c.get("/api/agents").json()["agents"]
+        for name in ("policy:mine.safetensors", "search:policy:mine.safetensors"):
+            state = c.post("/api/games", json={"opponents": name}).json()
+            assert state["agents"] == ["you", name] and str(tmp_path) not in json.dumps(state)
+        r = c.post("/api/games", json={"opponents": "policy:broken.safetensors"})
+        assert r.status_code == 400 and str(tmp_path) not in r.text
+
+
+def test_replays_are_capped_and_packed(client):
+    state = _finish(client, _new(client, seed=0))
+    record = client.get(f"/api/games/{state['id']}/record").json()
+    long = dict(record, actions=[{"player": 0, "action": "stay"}] * 5001, result=None)
+    r = client.post("/api/replay", json=long)
+    assert r.status_code == 400 and "at most 5000" in r.json()["error"]
+    r = client.post("/api/replay", json=record)
+    per_frame = len(r.content) / r.json()["num_frames"]
+    assert per_frame < 8000, per_frame  # a drawn board is about 40 kB; packed about 4 kB
+    with TestClient(create_app(limits=Limits(replays=0)), base_url=BASE) as busy:
+        r = busy.post("/api/replay", json=record)
+        assert r.status_code == 503 and "try again" in r.json()["error"]
+
+
+def test_a_record_download_waiting_for_a_game_does_not_freeze_the_server():
+    app = create_app()
+    with TestClient(app, base_url=BASE) as client:
+        state = _finish(client, _new(client))
+        session = app.state.games.get(state["id"])
+        session.lock.acquire()  # as while agents think
+        threading.Timer(4.0, session.lock.release).start()
+        waiting = threading.Thread(target=client.get, args=(f"/api/games/{state['id']}/record",))
+        waiting.start()
+        time.sleep(0.3)
+        t = time.perf_counter()
+        assert client.get("/api/agents").status_code == 200
+        assert time.perf_counter() - t < 2.0  # not the 4 s the lock is held
+        waiting.join()

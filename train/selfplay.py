@@ -60,6 +60,21 @@ from .ppo import PPO, PPOSettings, bf16_supported, net_config, new_net
 EVAL_OPPONENTS = ("random", "builder", "gold")
 
 
+def read_history(path: Path) -> list[dict[str, float]]:
+    """A run's ``history.csv`` (one row per evaluation); ValueError naming the file and the row
+    for a short or malformed row."""
+    rows = []
+    with path.open(newline="") as f:
+        for line, row in enumerate(csv.DictReader(f), start=2):
+            try:
+                rows.append({k: int(v) if k == "timesteps" else float(v)
+                             for k, v in row.items()})
+            except (TypeError, ValueError):
+                raise ValueError(f"{path}, line {line}: not a row of numbers with every column "
+                                 f"of the header (got {dict(row)!r:.120})") from None
+    return rows
+
+
 @dataclass
 class TrainConfig(PPOSettings):
     """Everything a run depends on (saved as ``config.json``): the algorithm's ``PPOSettings``
@@ -129,7 +144,7 @@ class TrainConfig(PPOSettings):
         is refused, naming the setting and the file)."""
         try:
             data = json.loads(path.read_text()[:1_000_000])
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        except (OSError, ValueError, RecursionError) as e:  # ValueError: not JSON, huge ints
             raise ValueError(f"{path}: not a readable run config ({e})") from None
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a run config is a JSON object")
@@ -226,10 +241,13 @@ class Trainer:
             if not path.exists():
                 raise ValueError(f"nothing to resume: {path} does not exist")
         try:
-            state = json.loads(state_path.read_text())
-            steps, updates = int(state["num_timesteps"]), int(state["n_updates"])
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{state_path}: not a run state ({e})") from None
+            state = json.loads(state_path.read_text()[:100_000])
+            steps = check_int("num_timesteps", state["num_timesteps"], 0, 2**40)
+            updates = check_int("n_updates", state["n_updates"], 0, 2**40)
+        except (ValueError, KeyError, TypeError, RecursionError) as e:
+            what = f"no {e}" if isinstance(e, KeyError) else str(e)
+            raise ValueError(f"{state_path}: not a run state of machu train ({what}; it "
+                             "holds num_timesteps and n_updates, ints >= 0)") from None
         # new games and new draws, not a replay of the run's first ones (still a function of
         # the seed and the step)
         self.model = PPO(self._load_net(latest), c.ppo_settings(), seed=c.seed + steps)
@@ -247,9 +265,7 @@ class Trainer:
         self._install_pool()
         history = self.out / "history.csv"
         if history.exists():
-            with history.open() as f:
-                self.history = [{k: int(v) if k == "timesteps" else float(v)
-                                 for k, v in row.items()} for row in csv.DictReader(f)]
+            self.history = read_history(history)
 
     def _load_net(self, path: Path):
         """An agent file of this run's network shape, as a trainable ``PolicyNet``."""

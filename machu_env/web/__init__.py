@@ -1,53 +1,75 @@
 """Play in the browser: a local web app (Starlette on uvicorn; the ``web`` extra).
 
-    machu serve                      # http://127.0.0.1:8000
-    machu serve --host 0.0.0.0 --port 8080
+    machu serve                                  # http://127.0.0.1:8000
+    machu serve --agents-dir my_agents/          # also offer my_agents/*.safetensors
+    machu serve --host 0.0.0.0 --allowed-host mybox.lan --port 8080
 
 One static page (plain JavaScript, no build step, no CDN) over a small JSON API; ``create_app()``
 returns the ASGI app (for tests and for embedding):
 
-* ``GET /api/agents`` — the agent names that can be opponents;
+* ``GET /api/agents`` — the agent names that can be opponents (clients name agents, never
+  files: ``policy:<file>`` only for the files of the folder the operator gave);
 * ``POST /api/games`` ``{"num_players", "seat", "opponents": [names] or one name, "seed"}`` —
-  a new game; the opponents move until it is the human's turn; answers the game's state;
+  a new game under a new unguessable id; the opponents move until it is the human's turn;
+  answers the game's state;
 * ``GET /api/games/{id}`` — the state: the board SVG as the human's seat sees it, the legal
   actions (ids and notation) when it is the human's turn, the history (another player's summit
-  returns read ``return a card``: R10.2), and the scores once the game is over;
+  returns read ``return a card``: R10.2), and the scores once the game is over. No state holds
+  the seed: it would re-create every hidden card;
 * ``POST /api/games/{id}/play`` ``{"action": id or notation}`` — the human's decision, then the
   opponents' until the human's turn again; the new state;
 * ``GET /api/games/{id}/record`` — the game record (JSON, ``machu replay`` reads it), once
-  the game is over (it holds every player's summit returns);
-* ``POST /api/replay`` (a game record) — every board of the game and its log, for the replay
+  the game is over (it holds every player's summit returns and the seed);
+* ``POST /api/replay`` (a game record, at most ``DEFAULT_MAX_DECISIONS`` decisions) — its
+  log and every board, packed (``frames_gz``: ``replay_html.packed_replay``), for the replay
   view.
 
+What a client may do is bounded (``Limits``): request bodies (read in pieces, refused past the
+limit), games per client and in all (a client's new game may evict only its own oldest game;
+idle games expire), decisions per game, replays at a time. Requests must be same-origin:
+a ``Host`` the server was started for (DNS rebinding), and POSTs with ``Content-Type:
+application/json`` and an ``Origin`` that is absent or the served one (cross-site forms).
 Bad input (unknown game, illegal action, bad options, not your turn) gets HTTP 4xx with
-``{"error": message}`` naming what is allowed, and changes nothing. Agents run in a worker
-thread (``mcts`` takes seconds), one decision at a time per game. The server never sends a
-board or a history that shows another player's cards. Games live in memory (the newest
-``MAX_GAMES``).
+``{"error": message}`` naming what is allowed, and changes nothing. Agents run in worker
+threads (``mcts`` takes seconds), one decision at a time per game. The server never sends a
+board or a history that shows another player's cards.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
-import random
+import secrets
 import threading
-from collections import OrderedDict
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..actions import visible_notation
-from ..agents import agent_names, make_agent
-from ..checks import check_int
-from ..game import Game
-from ..records import MAX_RECORD_BYTES, game_record
-from ..replay_html import replay_frames
+from ..agents import agent_names, make_agent, shipped_policies
+from ..checks import MAX_SEED, check_int
+from ..game import DEFAULT_MAX_DECISIONS, Game
+from ..records import game_record
+from ..replay_html import packed_replay
 from ..svg import board_svg
 
 STATIC = Path(__file__).parent / "static"
-MAX_GAMES = 64
 GAME_KEYS = ("num_players", "seat", "opponents", "seed")
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request or one client can make the server do."""
+
+    body_bytes: int = 64 * 1024          # a request body (a move, new-game options)
+    record_bytes: int = 2 * 2**20        # a record for the replay view (5,000 decisions: 0.3 MB)
+    games: int = 256                     # games held in all
+    games_per_client: int = 16           # a client's new game beyond this evicts its oldest
+    idle_seconds: float = 3600.0         # a game untouched this long is dropped
+    decisions: int = DEFAULT_MAX_DECISIONS  # a game reaching this ends truncated
+    replays: int = 2                     # replays drawn at a time (others: 503, try again)
 
 
 class BadRequest(ValueError):
@@ -66,13 +88,22 @@ class Session:
     seat: int
     names: list[str]
     agents: dict[int, Any]
+    max_decisions: int = DEFAULT_MAX_DECISIONS
     lock: threading.Lock = field(default_factory=threading.Lock)
     error: str | None = None
 
+    @property
+    def truncated(self) -> bool:
+        return not self.game.is_over and len(self.game.history) >= self.max_decisions
+
+    @property
+    def finished(self) -> bool:
+        return self.game.is_over or self.truncated
+
     def advance(self) -> None:
-        """The agents decide until it is the human's turn or the game is over."""
+        """The agents decide until it is the human's turn or the game is over (or truncated)."""
         game = self.game
-        while not game.is_over and game.current_player != self.seat:
+        while not self.finished and game.current_player != self.seat:
             player = game.current_player
             try:
                 game.play(self.agents[player].act(game))
@@ -81,12 +112,13 @@ class Session:
                 return
 
     def state(self, game_id: str) -> dict[str, Any]:
+        """What the human's seat may see (never the seed: it re-creates every hidden card)."""
         game, seat = self.game, self.seat
-        your_turn = not game.is_over and game.current_player == seat and self.error is None
+        your_turn = not self.finished and game.current_player == seat and self.error is None
         return {
-            "id": game_id, "num_players": game.num_players, "seat": seat, "seed": game.seed,
+            "id": game_id, "num_players": game.num_players, "seat": seat,
             "agents": self.names, "day": game.day, "decision": game.decision,
-            "current_player": None if game.is_over else game.current_player,
+            "current_player": None if self.finished else game.current_player,
             "your_turn": your_turn,
             "svg": board_svg(game, seat),
             "legal": [{"id": i, "action": a} for i, a in
@@ -94,31 +126,120 @@ class Session:
             if your_turn else [],
             "history": [{"player": p, "agent": self.names[p],
                          "action": visible_notation(a, p, seat)} for p, a in game.history],
-            "over": game.is_over, "end": game.end,
+            "over": self.finished, "end": game.end,
+            "truncated": self.truncated,
             "scores": game.scores() if game.is_over else None,
             "error": self.error,
         }
 
 
-def parse_new_game(body: Any) -> tuple[int, int, list[str], int]:
-    """Check a ``POST /api/games`` body; BadRequest naming what is allowed."""
+class AgentCatalog:
+    """The agents a web client may name: the heuristics, ``mcts``, the shipped policies, the
+    operator's folder of agent files (as ``policy:<file name>``) and ``search:``/``rollout:``
+    over any of those policies. Clients name agents; they never give a path."""
+
+    def __init__(self, agents_dir: str | Path | None = None) -> None:
+        self.files: dict[str, Path] = {}
+        if agents_dir is not None:
+            folder = Path(agents_dir)
+            if not folder.is_dir():
+                raise ValueError(f"agents folder {folder} is not a folder")
+            self.files = {f"policy:{p.name}": p.resolve()
+                          for p in sorted(folder.glob("*.safetensors")) if p.is_file()}
+        self.policies = [*shipped_policies(), *self.files]
+
+    def names(self) -> list[str]:
+        return [*agent_names(), *self.files]
+
+    def wrapped(self) -> list[str]:
+        return [f"{kind}:{p}" for kind in ("search", "rollout") for p in self.policies]
+
+    def make(self, name: Any, seed: int):
+        """The agent a client named; BadRequest naming what is allowed for anything else."""
+        if not isinstance(name, str):
+            raise BadRequest(f"an agent name is a string, got {name!r:.60}")
+        kind, _, inner = name.partition(":")
+        allowed = (name in agent_names() or name in self.files
+                   or (kind in ("search", "rollout") and inner in self.policies))
+        if not allowed:
+            raise BadRequest(f"opponent {name[:60]!r}: unknown agent; allowed: "
+                             f"{', '.join(self.names())}, or search:/rollout: over "
+                             f"{', '.join(self.policies) or 'a policy'}")
+        target = inner if kind in ("search", "rollout") else name
+        resolved = f"policy:{self.files[target]}" if target in self.files else target
+        full = f"{kind}:{resolved}" if kind in ("search", "rollout") else resolved
+        try:
+            agent = make_agent(full, seed=seed)  # data-only files: no code runs
+        except (ValueError, OSError):
+            raise BadRequest(f"opponent {name!r}: this agent cannot be loaded here (the "
+                             "server log and the operator know why)", 400) from None
+        agent.name = name  # never the server's path
+        return agent
+
+
+class GameStore:
+    """The games held in memory, under unguessable ids (``secrets``), with their owner (the
+    client's address) and last use. A new game evicts only its client's own oldest game;
+    idle games expire; there is no listing."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._games: dict[str, tuple[Session, str, float]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, session: Session, owner: str) -> str:
+        now = time.monotonic()
+        with self._lock:
+            self._expire(now)
+            mine = sorted((used, gid) for gid, (_, o, used) in self._games.items() if o == owner)
+            while mine and len(mine) >= self.limits.games_per_client:
+                self._games.pop(mine.pop(0)[1])
+            if len(self._games) >= self.limits.games:
+                raise BadRequest(f"the server holds its maximum of {self.limits.games} games; "
+                                 "try again later", 503)
+            game_id = secrets.token_urlsafe(16)
+            self._games[game_id] = (session, owner, now)
+        return game_id
+
+    def get(self, game_id: str) -> Session:
+        now = time.monotonic()
+        with self._lock:
+            self._expire(now)
+            entry = self._games.get(game_id)
+            if entry is None:
+                raise BadRequest("no such game (it ended long ago, was replaced by a newer "
+                                 "game of yours, or never existed); start one with "
+                                 "POST /api/games", 404)
+            self._games[game_id] = (entry[0], entry[1], now)
+            return entry[0]
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def _expire(self, now: float) -> None:
+        old = [g for g, (_, _, used) in self._games.items()
+               if now - used > self.limits.idle_seconds]
+        for g in old:
+            del self._games[g]
+
+
+def parse_new_game(body: Any) -> tuple[int, int, list[str], int | None]:
+    """Check a ``POST /api/games`` body; BadRequest naming what is allowed. The seed is None
+    when the client gave none (the server draws one it never reveals)."""
     if not isinstance(body, dict):
         raise BadRequest(f"the body must be a JSON object with {', '.join(GAME_KEYS)}")
     unknown = sorted(set(body) - set(GAME_KEYS))
     if unknown:
-        raise BadRequest(f"unknown field(s) {', '.join(unknown)}; allowed: "
+        raise BadRequest(f"unknown field(s) {', '.join(u[:40] for u in unknown[:5])}; allowed: "
                          f"{', '.join(GAME_KEYS)}")
     try:
-        n = body.get("num_players", 2)
-        check_int("num_players", n, 2, 5)
-        seat = body.get("seat", 0)
-        check_int("seat", seat, 0, n - 1)
+        n = check_int("num_players", body.get("num_players", 2), 2, 5)
+        seat = check_int("seat", body.get("seat", 0), 0, n - 1)
         seed = body.get("seed")
-        if seed is None:
-            seed = random.SystemRandom().randrange(2**32)
-        check_int("seed", seed, 0, 2**32 - 1)
+        if seed is not None:
+            check_int("seed", seed, 0, MAX_SEED)
     except ValueError as e:
-        raise BadRequest(str(e)) from None
+        raise BadRequest(str(e)[:300]) from None
     opponents = body.get("opponents", "random")
     if isinstance(opponents, str):
         opponents = [opponents] * (n - 1)
@@ -129,59 +250,92 @@ def parse_new_game(body: Any) -> tuple[int, int, list[str], int]:
     return n, seat, opponents, seed
 
 
-def new_session(body: Any) -> Session:
+def new_session(body: Any, catalog: AgentCatalog | None = None,
+                limits: Limits | None = None) -> Session:
+    """A new game from a client's options. A server-drawn seed (64 bits, never sent) and the
+    agents' seeds are independent draws; with a client's seed, the agents' seeds follow it
+    (the client knows the seed already)."""
+    catalog = catalog or AgentCatalog()
+    limits = limits or Limits()
     n, seat, opponents, seed = parse_new_game(body)
+    draw = secrets.SystemRandom().randrange
     others = [p for p in range(n) if p != seat]
-    agents = {}
-    for p, name in zip(others, opponents, strict=True):
-        try:
-            agents[p] = make_agent(name, seed=seed + p)  # policies: data-only files only
-        except (ValueError, OSError) as e:
-            raise BadRequest(f"opponent {name!r}: {e}") from None
+    agents = {p: catalog.make(name, seed + p if seed is not None else draw(2**63))
+              for p, name in zip(others, opponents, strict=True)}
     names = ["you" if p == seat else agents[p].name for p in range(n)]
-    return Session(Game(n, seed=seed), seat, names, agents)
+    game = Game(n, seed=draw(MAX_SEED + 1) if seed is None else seed)
+    return Session(game, seat, names, agents, limits.decisions)
 
 
-def create_app():
-    """The ASGI app (Starlette)."""
+def allowed_hosts_for(host: str, extra: Sequence[str] = ()) -> list[str]:
+    """The ``Host`` names a server on ``host`` answers: the local names, ``host`` itself (a
+    wildcard address is no name) and the operator's ``extra`` names."""
+    names = [*LOCAL_HOSTS, *extra]
+    if host not in ("0.0.0.0", "::", ""):
+        names.append(host)
+    return list(dict.fromkeys(names))
+
+
+def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Path | None = None,
+               limits: Limits | None = None):
+    """The ASGI app (Starlette): answers only requests whose ``Host`` is in ``allowed_hosts``;
+    offers the agent files of ``agents_dir`` (if given) as ``policy:<file name>``."""
     try:
         from starlette.applications import Starlette
         from starlette.concurrency import run_in_threadpool
-        from starlette.requests import Request
+        from starlette.middleware import Middleware
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+        from starlette.requests import ClientDisconnect, Request
         from starlette.responses import FileResponse, JSONResponse, Response
         from starlette.routing import Route
     except ImportError as e:
         raise ImportError(f"the web app needs the web extra ({e.name} is missing): "
                           "pip install 'machu-env[web]'") from None
 
-    games: OrderedDict[str, Session] = OrderedDict()
-    counter = itertools.count(1)
-    registry = threading.Lock()
+    limits = limits or Limits()
+    catalog = AgentCatalog(agents_dir)
+    games = GameStore(limits)
+    replays = threading.BoundedSemaphore(limits.replays)
 
     def error(message: str, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": message}, status_code=status)
 
-    async def read_json(request: Request, limit: int = 64 * 1024) -> Any:
-        body = await request.body()
-        if len(body) > limit:
-            raise BadRequest(f"the request body is larger than {limit} bytes", 413)
-        try:
-            return json.loads(body or b"null")
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-            raise BadRequest(f"the body is not JSON ({e})") from None
+    def check_same_origin(request: Request) -> None:
+        """POSTs: JSON only, from the served origin (a cross-site form or fetch gets 403)."""
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise BadRequest(f"send the body as JSON (Content-Type: application/json), not "
+                             f"{kind[:60] or 'no Content-Type'}", 415)
+        origin = request.headers.get("origin")
+        served = f"{request.url.scheme}://{request.headers.get('host', '')}"
+        if origin is not None and origin != served:
+            raise BadRequest(f"cross-origin request refused: Origin {origin[:80]!r} is not "
+                             f"{served!r}", 403)
 
-    def session_of(request: Request) -> tuple[str, Session]:
-        game_id = request.path_params["game_id"]
-        with registry:
-            session = games.get(game_id)
-        if session is None:
-            raise BadRequest(f"no game {game_id!r} (games: {', '.join(games) or 'none'}); "
-                             "start one with POST /api/games", 404)
-        return game_id, session
+    async def read_json(request: Request, limit: int) -> Any:
+        """The body as JSON, read in pieces and refused as soon as it passes ``limit``."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise BadRequest(f"the request body is larger than {limit} bytes", 413)
+        body = bytearray()
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise BadRequest(f"the request body is larger than {limit} bytes", 413)
+        except ClientDisconnect:
+            raise BadRequest("the client went away before the body was read") from None
+        try:
+            return json.loads(bytes(body) or b"null")
+        except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, an int of 4301 digits
+            raise BadRequest(f"the body is not JSON that this server reads ({str(e)[:120]})") \
+                from None
 
     def handled(handler):
         async def endpoint(request: Request) -> Response:
             try:
+                if request.method == "POST":
+                    check_same_origin(request)
                 return await handler(request)
             except BadRequest as e:
                 return error(str(e), e.status)
@@ -191,26 +345,23 @@ def create_app():
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
     async def agents(request: Request) -> Response:
-        return JSONResponse({"agents": agent_names(),
-                             "also": ["policy:<file>.safetensors", "search:<policy>",
-                                      "rollout:<policy>"]})
+        return JSONResponse({"agents": catalog.names(), "also": catalog.wrapped()})
 
     async def create(request: Request) -> Response:
-        session = new_session(await read_json(request))
-        game_id = str(next(counter))
-        with registry:
-            games[game_id] = session
-            while len(games) > MAX_GAMES:
-                games.popitem(last=False)
+        body = await read_json(request, limits.body_bytes)
+        owner = request.client.host if request.client else "?"
 
-        def start():
+        def start():  # loading a policy and the agents' first moves: off the event loop
+            session = new_session(body, catalog, limits)
+            game_id = games.add(session, owner)
             with session.lock:
                 session.advance()
                 return session.state(game_id)
         return JSONResponse(await run_in_threadpool(start), status_code=201)
 
     async def show(request: Request) -> Response:
-        game_id, session = session_of(request)
+        game_id = request.path_params["game_id"]
+        session = games.get(game_id)
 
         def look():
             with session.lock:
@@ -218,8 +369,9 @@ def create_app():
         return JSONResponse(await run_in_threadpool(look))
 
     async def play(request: Request) -> Response:
-        game_id, session = session_of(request)
-        body = await read_json(request)
+        game_id = request.path_params["game_id"]
+        session = games.get(game_id)
+        body = await read_json(request, limits.body_bytes)
         if not isinstance(body, dict) or set(body) != {"action"}:
             raise BadRequest('the body must be {"action": <action id or notation string>}')
         action = body["action"]
@@ -227,6 +379,9 @@ def create_app():
         def move():
             with session.lock:
                 game = session.game
+                if session.truncated:
+                    raise BadRequest(f"the game reached {session.max_decisions} decisions and "
+                                     "ended truncated", 409)
                 if game.is_over:
                     raise BadRequest("the game is over", 409)
                 if game.current_player != session.seat:
@@ -239,29 +394,39 @@ def create_app():
                 try:
                     game.play(action)
                 except ValueError as e:  # IllegalActionError: names the legal actions
-                    raise BadRequest(str(e)) from None
+                    raise BadRequest(str(e)[:2000]) from None
                 session.advance()
                 return session.state(game_id)
         return JSONResponse(await run_in_threadpool(move))
 
     async def record(request: Request) -> Response:
-        game_id, session = session_of(request)
-        with session.lock:
-            if not session.game.is_over:  # it holds every player's summit returns (R10.2)
-                raise BadRequest("the record can be downloaded after the game is over", 409)
-            data = game_record(session.game, session.names)
+        game_id = request.path_params["game_id"]
+        session = games.get(game_id)
+
+        def download():  # the lock waits for the agents' moves: off the event loop
+            with session.lock:
+                if not session.finished:  # it holds every player's summit returns (R10.2)
+                    raise BadRequest("the record can be downloaded after the game is over",
+                                     409)
+                return game_record(session.game, session.names)
+        data = await run_in_threadpool(download)
         return Response(json.dumps(data, indent=1), media_type="application/json",
                         headers={"Content-Disposition":
-                                 f'attachment; filename="machu_game_{game_id}.json"'})
+                                 'attachment; filename="machu_game.json"'})
 
     async def replay(request: Request) -> Response:
-        data = await read_json(request, MAX_RECORD_BYTES)
+        data = await read_json(request, limits.record_bytes)
+        if not replays.acquire(blocking=False):
+            raise BadRequest(f"{limits.replays} replays are being drawn; try again in a "
+                             "moment", 503)
 
         def frames():
             try:
-                return replay_frames(data)
+                return packed_replay(data)
             except ValueError as e:
-                raise BadRequest(str(e)) from None
+                raise BadRequest(str(e)[:500]) from None
+            finally:
+                replays.release()
         return JSONResponse(await run_in_threadpool(frames))
 
     routes = [
@@ -273,14 +438,20 @@ def create_app():
         Route("/api/games/{game_id}/record", handled(record)),
         Route("/api/replay", handled(replay), methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes, middleware=[
+        Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))])
+    app.state.games = games  # for embedding and tests (no endpoint lists them)
+    return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run the app with uvicorn (blocking)."""
+def serve(host: str = "127.0.0.1", port: int = 8000, allowed_hosts: Sequence[str] = (),
+          agents_dir: str | Path | None = None) -> None:
+    """Run the app with uvicorn (blocking) on ``host``: it answers the local names, ``host``
+    and ``allowed_hosts``."""
     try:
         import uvicorn
     except ImportError as e:
         raise ImportError(f"the web app needs the web extra ({e.name} is missing): "
                           "pip install 'machu-env[web]'") from None
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    app = create_app(allowed_hosts_for(host, allowed_hosts), agents_dir)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
