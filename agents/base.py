@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Protocol, runtime_checkable
 
 from machu_env import Game
+
+MAX_SECONDS = 3600.0  # a search budget per decision beyond an hour is a mistake, not a plan
+
+
+def check_seconds(seconds: object) -> float:
+    """A search agent's time budget per decision: a finite number in (0, ``MAX_SECONDS``];
+    ValueError naming what is allowed (``inf`` would search for ever)."""
+    ok = (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+          and math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS)
+    if not ok:
+        raise ValueError(f"seconds must be a number in (0, {MAX_SECONDS:.0f}], got {seconds!r}")
+    return float(seconds)
 
 
 @runtime_checkable

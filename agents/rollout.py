@@ -24,7 +24,6 @@ is an improvement step, since the rollouts model the other players as that polic
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -37,6 +36,8 @@ from machu_env.engine.observation import OBS_SIZE, encode
 from machu_env.engine.redeal import redeal
 from machu_env.engine.rng import seed_state
 from machu_env.engine.scoring import SC_WINNER, final_scores
+
+from .base import check_seconds
 
 
 @njit(cache=True)
@@ -149,10 +150,7 @@ def check_budget_seconds(seconds, count) -> float | None:
     nor a count budget (``count``: simulations, rounds) is given, else None (count only)."""
     if seconds is None:
         return 1.0 if count is None else None
-    if (not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
-            or not math.isfinite(seconds) or seconds <= 0):
-        raise ValueError(f"seconds must be a number > 0, got {seconds!r}")
-    return float(seconds)
+    return check_seconds(seconds)
 
 
 class RolloutAgent:

@@ -21,9 +21,10 @@ from machu_env import NUM_ACTIONS, Game
 from machu_env import layout as L
 from machu_env.engine.flow import step
 from machu_env.engine.redeal import redeal
-from machu_env.engine.rng import below
+from machu_env.engine.rng import below, seed_state
 from machu_env.engine.scoring import SC_SCORE, SC_WINNER, final_scores
 
+from .base import check_seconds
 from .heuristic import GOLD_WEIGHTS, position_value
 
 
@@ -96,10 +97,10 @@ class MCTSAgent:
                  c: float = 0.7, depth: int = 10_000) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations}")
-        if iterations is None and not seconds > 0:
-            raise ValueError(f"seconds must be > 0, got {seconds}")
+        if iterations is None:
+            check_seconds(seconds)
         self.seconds, self.iterations, self.c, self.depth = seconds, iterations, c, depth
-        self.rng = np.array([np.uint64(seed * 2654435761 + 1)], dtype=np.uint64)
+        self.rng = seed_state(int(seed) * 2654435761 + 1)  # any int seed (mod 2**64)
 
     def act(self, game: Game) -> int:
         legal = np.array(game.legal_action_ids(), dtype=np.int32)

@@ -56,11 +56,51 @@ def _agent_kwargs(name: str, mcts: dict[str, Any], trust_pickle: bool) -> dict[s
     return {"trust_pickle": True} if trust_pickle else {}
 
 
+def agent_file_paths(names: Iterable[str]) -> list[str]:
+    """The file paths inside agent names (``policy:<path>``, ``search:policy:<path>``...)."""
+    paths = []
+    for name in names:
+        inner = name.split(":", 1)[1] if name.startswith(("search:", "rollout:")) else name
+        if inner.startswith("policy:"):
+            paths.append(inner.split(":", 1)[1])
+    return list(dict.fromkeys(paths))
+
+
+def _local_copy(path: str, data: bytes) -> str:
+    """A file the driver shipped, written once on this node (named by its content)."""
+    import hashlib
+    import tempfile
+
+    folder = Path(tempfile.gettempdir()) / "machu-env-agents"
+    folder.mkdir(exist_ok=True)
+    local = folder / (hashlib.sha256(data).hexdigest() + Path(path).suffix)
+    if not local.exists():
+        part = local.with_suffix(f".{os.getpid()}.part")
+        part.write_bytes(data)
+        part.replace(local)
+    return str(local)
+
+
+def _on_this_node(name: str, files: dict[str, bytes]) -> str:
+    """``name`` with a shipped file's driver path replaced by its local copy."""
+    for path, data in files.items():
+        if name.endswith("policy:" + path):
+            return name[: len(name) - len(path)] + _local_copy(path, data)
+    return name
+
+
 def play_game(args: tuple) -> dict[str, Any]:
-    """Play one game (in a worker process); returns its result row."""
-    index, seating, game_seed, mcts, keep_record, trust_pickle, max_decisions = args
+    """Play one game (in a worker process); returns its result row. ``files`` (Ray: its
+    object reference) maps the agent files named in the seating to their bytes, read on the
+    driver: a node needs no copy of them."""
+    index, seating, game_seed, mcts, keep_record, trust_pickle, max_decisions, files = args
+    if files is not None and not isinstance(files, dict):  # a Ray object reference
+        import ray
+
+        files = ray.get(files)
     game = Game(len(seating), seed=game_seed)
-    players = [make_agent(name, game_seed * 8 + p, **_agent_kwargs(name, mcts, trust_pickle))
+    players = [make_agent(_on_this_node(name, files or {}), game_seed * 8 + p,
+                          **_agent_kwargs(name, mcts, trust_pickle))
                for p, name in enumerate(seating)]
     while not game.is_over and len(game.history) < max_decisions:
         game.play(players[game.current_player].act(game))
@@ -88,11 +128,15 @@ def wilson(k: float, n: int) -> tuple[float, float]:
     d = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / d
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # the bounds hold the share itself (rounding left 1e-19 above 0 at k=0, and so negative
+    # error bars); at k=0 and k=n the interval's end is exactly 0 or 1
+    lo = 0.0 if k <= 0 else min(p, max(0.0, centre - half))
+    hi = 1.0 if k >= n else max(p, min(1.0, centre + half))
+    return (lo, hi)
 
 
 def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed: int = 0,
-                   workers: int = 1, mcts: dict[str, Any] | None = None,
+                   workers: int | None = 1, mcts: dict[str, Any] | None = None,
                    records_dir: Path | None = None, progress: bool = True,
                    trust_pickle: bool = False, html: bool = False,
                    ray: str | None = None,
@@ -106,23 +150,32 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
     ``max_decisions``: a game still running then ends truncated (see the module docstring)."""
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
         raise ValueError(f"games must be an int >= 1, got {games!r}")
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
+                                or workers < 1):
+        raise ValueError(f"workers must be an int >= 1 (or None: 1, with ray the cluster's "
+                         f"CPUs), got {workers!r}")
     if (not isinstance(max_decisions, int) or isinstance(max_decisions, bool)
             or max_decisions < 1):
         raise ValueError(f"max_decisions must be an int >= 1, got {max_decisions!r}")
     for name in agents:  # unknown names and untrusted files fail here, before any game
         make_agent(name, **_agent_kwargs(name, {}, trust_pickle))
     seats = seatings(agents, num_players)
-    ray_started = False
+    ray_started, files = False, None
     if ray is not None:  # a missing extra or an unreachable cluster fails before any game
-        from machu_env.ray_backend import connect
+        from machu_env.ray_backend import cluster_cpus, connect, require_ray
 
         ray_started = connect(ray)
+        if workers is None:
+            workers = cluster_cpus()
+        # agent files are read here, on the driver, and shipped once to the object store
+        files = require_ray().put({path: Path(path).read_bytes()
+                                   for path in agent_file_paths(agents)})
+    elif workers is None:
+        workers = 1
     if records_dir is not None:
         records_dir.mkdir(parents=True, exist_ok=True)
     jobs = ((i, seats[i % len(seats)], seed * 1_000_003 + i, mcts or {},
-             records_dir is not None, trust_pickle, max_decisions) for i in range(games))
+             records_dir is not None, trust_pickle, max_decisions, files) for i in range(games))
     bar = None
     if progress:
         from tqdm import tqdm
@@ -290,8 +343,10 @@ def write_outputs(summary: dict[str, Any], out: Path) -> list[Path]:
         return paths
     names = [a["agent"] for a in summary["agents"]]
     share = [a["win_share"] for a in summary["agents"]]
-    err = [[s - a["win_ci95"][0] for s, a in zip(share, summary["agents"], strict=True)],
-           [a["win_ci95"][1] - s for s, a in zip(share, summary["agents"], strict=True)]]
+    err = [[max(0.0, s - a["win_ci95"][0]) for s, a in zip(share, summary["agents"],
+                                                            strict=True)],
+           [max(0.0, a["win_ci95"][1] - s) for s, a in zip(share, summary["agents"],
+                                                            strict=True)]]
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.bar(names, share, yerr=err, capsize=4, color="#c98b2b")
     ax.axhline(1 / summary["players"], color="grey", linestyle=":", label="even share")

@@ -34,13 +34,14 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--workers", default="1,2,4")
     p.add_argument("--mcts-iterations", type=int, default=None,
                    help="mcts's budget per decision, for a tournament of slow games")
-    p.add_argument("--out", default="ray_scaling.json", help="file name under results/")
+    p.add_argument("--out", default="benchmarks/results/ray_scaling.json",
+                   help="the result file (JSON)")
     args = p.parse_args(argv)
     import ray
 
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     agents = args.agents.split(",")
     mcts = {"iterations": args.mcts_iterations} if args.mcts_iterations else None
+    _timed(agents, args.players, 1, workers=1, mcts=mcts)  # warm, as the Ray runs are
     reference, seconds = _timed(agents, args.players, args.games, workers=1, mcts=mcts)
     rows = [{"backend": "local", "workers": 1, "seconds": round(seconds, 2),
              "games_per_second": round(args.games / seconds, 2)}]
@@ -64,7 +65,8 @@ def main(argv: list[str] | None = None) -> dict:
     result = {"date": time.strftime("%Y-%m-%d"), "machine": platform.platform(),
               "cpus": os.cpu_count(), "agents": agents, "players": args.players,
               "games": args.games, "mcts_iterations": args.mcts_iterations, "rows": rows}
-    out = Path(__file__).parent / "results" / args.out
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))
     print(f"wrote {out}")
     return result

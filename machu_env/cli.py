@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .actions import action_table
+from .checks import MAX_SEED
 from .game import DEFAULT_MAX_DECISIONS, Game
 from .records import read_record, save_record
 from .records import replay as replay_record
@@ -53,6 +54,45 @@ def output_file(path: Path, option: str) -> Path:
     return path
 
 
+def refuse_overwrite(output: Path, inputs: list[Path], option: str) -> None:
+    """No command writes over one of its own inputs (``machu replay game.json --html
+    game.json`` would replace the record with the page)."""
+    for source in inputs:
+        if source.exists() and output.exists() and os.path.samefile(source, output) or \
+                output.resolve() == source.resolve():
+            raise typer.BadParameter(f"{output} is also an input of this command ({source}): "
+                                     "give another file", param_hint=option)
+
+
+def refuse_inputs_inside(folder: Path, inputs: list[Path], option: str) -> None:
+    """An output folder must not hold an input file (its files could be written over)."""
+    root = folder.resolve()
+    for source in inputs:
+        if root in source.resolve().parents:
+            raise typer.BadParameter(f"{folder} holds {source}, an input of this command: "
+                                     "give another folder", param_hint=option)
+
+
+def agent_files(names: list[str]) -> list[Path]:
+    """The files that agent names refer to (``policy:<path>``, ``search:policy:<path>``...)."""
+    files = []
+    for name in names:
+        inner = name.split(":", 1)[1] if name.startswith(("search:", "rollout:")) else name
+        if inner.startswith(("policy:", "rllib:")):
+            files.append(Path(inner.split(":", 1)[1]))
+    return files
+
+
+def _check_seconds(seconds: float | None) -> None:
+    from machu_env.agents.base import check_seconds
+
+    if seconds is not None:
+        try:
+            check_seconds(seconds)
+        except ValueError as e:
+            raise typer.BadParameter(str(e), param_hint="--mcts-seconds") from None
+
+
 def _agent_list(text: str) -> list[str]:
     names = [a.strip() for a in text.split(",") if a.strip()]
     if not names:
@@ -81,7 +121,7 @@ def human_turn(game: Game, read: Callable[[str], str], show: Callable[[object], 
         answer = read("your action (number or notation, q to quit)").strip()
         if answer.lower() in ("q", "quit", "exit"):
             raise typer.Exit(0)
-        if answer.isdigit() and 1 <= int(answer) <= len(legal):
+        if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(legal):
             return legal[int(answer) - 1]
         if answer.lower() in legal:
             return answer.lower()
@@ -94,9 +134,11 @@ def play(
     players: int = typer.Option(3, min=2, max=5, help="number of players"),
     opponents: str = typer.Option("builder,gold", help="agents for the other seats, cycled"),
     seat: int = typer.Option(0, min=0, max=4, help="your seat"),
-    seed: int = typer.Option(0, min=0, help="game seed"),
-    record: Path | None = typer.Option(None, help="save the game record here at the end"),
-    mcts_seconds: float = typer.Option(1.0, min=0.001, help="search budget per decision for mcts"),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED, help="game seed"),
+    record: Path | None = typer.Option(None, help="save the game record here at the end (or "
+                                       "when you quit)"),
+    mcts_seconds: float = typer.Option(1.0, help="search budget per decision for mcts, in "
+                                       "(0, 3600]"),
     trust_pickle: bool = typer.Option(False, help="allow policy:<file>.zip (sb3 zips unpickle, "
                                       "which can run code)"),
 ) -> None:
@@ -105,9 +147,11 @@ def play(
 
     if seat >= players:
         raise typer.BadParameter(f"--seat must be below --players ({players})")
+    _check_seconds(mcts_seconds)
+    names = _agent_list(opponents)
     if record:
         output_file(record, "--record")
-    names = _agent_list(opponents)
+        refuse_overwrite(record, agent_files(names), "--record")
     others = [p for p in range(players) if p != seat]
     agents = {}
     for k, p in enumerate(others):
@@ -120,19 +164,21 @@ def play(
     game = Game(players, seed=seed)
     console.print(f"You are P{seat}; opponents: " +
                   ", ".join(f"P{p} {agents[p].name}" for p in others))
-    while not game.is_over:
-        if game.current_player == seat:
-            console.print(Panel(render_text(game, seat), title=f"day {game.day}"))
-            game.play(human_turn(game, lambda q: console.input(f"{q}: "), console.print))
-        else:
-            player = game.current_player
-            game.play(agents[player].act(game))
-            console.print(f"P{player} ({agents[player].name}): {game.history[-1][1]}")
-    console.print(Panel(render_text(game), title="game over"))
-    if record:
-        save_record(game, record, [agents[p].name if p in agents else "human"
-                                   for p in range(players)])
-        console.print(f"record saved to {record}")
+    try:
+        while not game.is_over:
+            if game.current_player == seat:
+                console.print(Panel(render_text(game, seat), title=f"day {game.day}"))
+                game.play(human_turn(game, lambda q: console.input(f"{q}: "), console.print))
+            else:
+                player = game.current_player
+                game.play(agents[player].act(game))
+                console.print(f"P{player} ({agents[player].name}): {game.history[-1][1]}")
+        console.print(Panel(render_text(game), title="game over"))
+    finally:  # also when the human quits: the game so far is kept
+        if record:
+            save_record(game, record, [agents[p].name if p in agents else "human"
+                                       for p in range(players)])
+            console.print(f"record saved to {record}")
 
 
 # --- tournament ----------------------------------------------------------------------------------
@@ -141,8 +187,9 @@ def tournament(
     agents: str = typer.Option("random,builder,gold", help="comma-separated agent names"),
     players: int = typer.Option(3, min=2, max=5),
     games: int = typer.Option(60, min=1),
-    workers: int = typer.Option(2, min=1, help="parallel processes"),
-    seed: int = typer.Option(0, min=0),
+    workers: int | None = typer.Option(None, min=1, help="parallel processes (default 2; with "
+                                       "--ray: the cluster's CPUs)"),
+    seed: int = typer.Option(0, min=0, max=2**32 - 1, help="game i's seed is derived from it"),
     out: Path = typer.Option(Path("runs/tournament"), help="folder for the CSV, JSON and PNG"),
     records: bool = typer.Option(False, help="also save every game record under OUT/records"),
     html: bool = typer.Option(False, help="with --records: also an HTML replay page of every "
@@ -168,15 +215,16 @@ def tournament(
     """Play every seating permutation evenly; win shares, scores, endings, ratings."""
     from machu_env.agents.tournament import format_table, run_tournament, write_outputs
 
-    if mcts_seconds is not None and not mcts_seconds > 0:
-        raise typer.BadParameter(f"must be > 0, got {mcts_seconds}", param_hint="--mcts-seconds")
+    _check_seconds(mcts_seconds)
+    names = _agent_list(agents)
+    refuse_inputs_inside(out, agent_files(names), "--out")
     output_folder(out, "--out")
     if html and not records:
         raise typer.BadParameter("--html writes a replay page next to each record: add "
                                  "--records", param_hint="--html")
     try:
-        summary = run_tournament(_agent_list(agents), players, games, seed=seed,
-                                 workers=workers,
+        summary = run_tournament(names, players, games, seed=seed,
+                                 workers=workers if workers is not None or ray else 2,
                                  mcts=_mcts_options(mcts_seconds, mcts_iterations),
                                  records_dir=out / "records" if records else None,
                                  progress=progress, trust_pickle=trust_pickle, html=html,
@@ -201,6 +249,8 @@ def replay(
 ) -> None:
     """Step through a game record, rendering the board; checks it replays to its result.
     With --html, write the replay as one HTML page (board, slider, buttons, arrow keys)."""
+    if html is not None:
+        refuse_overwrite(html, [file], "--html")
     data = read_record(file)  # ValueError (one line) for anything that is not a record
     final = replay_record(data)
     stored = data["result"]["scores"] if data.get("result") else None
@@ -311,7 +361,7 @@ def train(
                                "cpu, cuda..."),
     precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast; CPUs with bfloat16 "
                                   "arithmetic)"),
-    threads: int = typer.Option(0, min=0, help="torch threads (0: torch's default)"),
+    threads: int = typer.Option(0, min=0, max=256, help="torch threads (0: torch's default)"),
     league: bool = typer.Option(False, help="league training: exploiters of the main agent "
                                 "join the pool (train/selfplay.py)"),
     exploiter_every: int = typer.Option(2_000_000, min=1, help="league: main steps between "
@@ -365,7 +415,7 @@ def exploit(
     out: Path = typer.Option(None, help="folder for curve.csv/png, summary.json and the "
                              "exploiter's agent file"),
     precision: str = typer.Option("fp32", help="fp32 or bf16"),
-    threads: int = typer.Option(0, min=0, help="torch threads (0: torch's default)"),
+    threads: int = typer.Option(0, min=0, max=256, help="torch threads (0: torch's default)"),
     n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
     n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
     batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
@@ -386,6 +436,7 @@ def exploit(
         raise typer.BadParameter(f"the probe needs the train extra ({e}): "
                                  "pip install 'machu-env[train]'") from None
     if out is not None:
+        refuse_inputs_inside(out, agent_files([agent]), "--out")
         output_folder(out, "--out")
     if precision not in ("fp32", "bf16") or (precision == "bf16" and not bf16_supported()):
         raise typer.BadParameter(f"precision must be fp32 or bf16 (bf16 only on CPUs with "

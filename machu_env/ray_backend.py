@@ -7,8 +7,19 @@ one runs, otherwise start one), ``auto`` (the running cluster this machine belon
 node, the same version). Each game is one task (``num_cpus=1``); a bounded window of tasks is
 in flight (``4 x workers``), so a huge tournament never holds its job list, and results are
 consumed in game order, so the summary for a seed is identical to the local backend's whatever
-the number of nodes. A task whose worker or node dies is retried (``max_retries``); Ctrl-C
-cancels the tasks in flight. Every worker process loads the compiled engine from its node's
+the number of nodes. Agent files named by path are read on the driver and shipped through the
+object store: a node needs no copy of them.
+
+Security: this module never switches Ray's token authentication off. Ray turns it on for a
+local instance it starts and keeps the token in ``~/.ray/auth_token``; joining a cluster needs
+that cluster's token (docs/cluster.md). That token is what keeps other machines out: Ray 2.60's
+processes listen on every interface whatever node address they are given (measured: with
+``_node_ip_address="127.0.0.1"`` or ``RAY_NODE_IP_ADDRESS=127.0.0.1`` too). A local instance
+is started without its dashboard; a remote address that does not answer within
+``CONNECT_TIMEOUT`` seconds is reported instead of waited for.
+
+A task whose worker or node dies is retried (``max_retries``); Ctrl-C cancels the tasks in
+flight. Every worker process loads the compiled engine from its node's
 numba cache (compiled by the first game on a fresh node).
 """
 
@@ -16,11 +27,12 @@ from __future__ import annotations
 
 import collections
 import itertools
-import os
+import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
 MAX_RETRIES = 3
+CONNECT_TIMEOUT = 10.0  # seconds for a remote address to accept a TCP connection
 
 
 def require_ray():
@@ -33,6 +45,18 @@ def require_ray():
     return ray
 
 
+def _host_port(address: str) -> tuple[str, int] | None:
+    """(host, port) of ``ray://host:port`` or ``host:port``; None for local and auto."""
+    if address in ("local", "auto"):
+        return None
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"a Ray address is local, auto, ray://host:port or host:port; got "
+                         f"{address!r}")
+    return host.strip("[]"), int(port)
+
+
 def connect(address: str) -> bool:
     """Join (or start) the Ray instance at ``address``; True if this call started the
     connection (so the caller shuts it down again)."""
@@ -40,9 +64,15 @@ def connect(address: str) -> bool:
     if not isinstance(address, str) or not address:
         raise ValueError(f"a Ray address is local, auto, ray://host:port or host:port; got "
                          f"{address!r}")
+    target = _host_port(address)
     if ray.is_initialized():
         return False
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    if target is not None:  # fail fast where nothing listens (ray.init would wait minutes)
+        try:
+            socket.create_connection(target, timeout=CONNECT_TIMEOUT).close()
+        except OSError as e:
+            raise ValueError(f"cannot reach the Ray cluster at {address!r}: nothing answered "
+                             f"within {CONNECT_TIMEOUT:.0f} s ({e.strerror or e})") from None
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address == "local":
         options["include_dashboard"] = False
@@ -51,6 +81,11 @@ def connect(address: str) -> bool:
     except (ConnectionError, ValueError, RuntimeError) as e:
         raise ValueError(f"cannot reach the Ray cluster at {address!r}: {e}") from None
     return True
+
+
+def cluster_cpus() -> int:
+    """The CPUs of the connected cluster (at least 1): the default number of workers."""
+    return max(1, int(require_ray().cluster_resources().get("CPU", 1)))
 
 
 def ordered_results(fn: Callable[[Any], Any], jobs: Iterator[Any], workers: int,

@@ -108,3 +108,86 @@ def test_training_evaluations_on_ray_equal_the_same_evaluations_run_here(tmp_pat
     for k, name in enumerate(EVAL_OPPONENTS):  # the same chunks and seeds, played here
         here = evaluate_exploiter(net, name, 2, 120, seed=1_000_003 * (k + 1)).mean()
         assert float(last[header.index(f"win_vs_{name}")]) == pytest.approx(here)
+
+
+# --- issue #25: a cluster nobody else can use, addresses that fail fast, files shipped ---------
+def test_connect_leaves_token_auth_on_and_starts_no_dashboard(monkeypatch):
+    from machu_env import ray_backend
+
+    seen = {}
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda **kw: seen.update(kw, auth=os.environ.get(
+        "RAY_AUTH_MODE")))
+    assert ray_backend.connect("local")
+    assert seen["auth"] is None and seen["include_dashboard"] is False  # Ray's default: tokens
+
+
+def test_a_process_without_the_token_cannot_attach_to_a_local_instance(tmp_path, monkeypatch):
+    """The attack of issue #25: a second process attaches and runs a task that writes a file."""
+    import subprocess
+
+    from machu_env._cache import cache_root
+    from machu_env.ray_backend import connect
+
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("MACHU_ENV_CACHE_DIR", str(cache_root()))
+    (tmp_path / "home").mkdir()
+    (tmp_path / "attacker").mkdir()
+    assert connect("local")
+    try:
+        address = ray.get_runtime_context().gcs_address
+        target = tmp_path / "written"
+        code = ("import ray\n"
+                f"ray.init(address={address!r}, log_to_driver=False)\n"
+                "@ray.remote\n"
+                f"def f(): open({str(target)!r}, 'w').write('x')\n"
+                "ray.get(f.remote(), timeout=20)\n")
+        env = {**os.environ, "RAY_AUTH_MODE": "disabled", "HOME": str(tmp_path / "attacker")}
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=180)
+        assert r.returncode != 0 and "token" in r.stderr.lower()
+        assert not target.exists()
+    finally:
+        ray.shutdown()
+
+
+def test_an_address_where_nothing_listens_fails_fast():
+    import socket
+
+    from machu_env.ray_backend import connect
+
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t = time.perf_counter()
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(ValueError, match="nothing answered"):
+            connect(address)
+    assert time.perf_counter() - t < 30
+    for bad in ("host", "ray://", "h:0", "h:99999", "h:x"):
+        with pytest.raises(ValueError, match="a Ray address is"):
+            connect(bad)
+
+
+def test_agent_files_travel_as_bytes_not_paths(tmp_path):
+    from machu_env.agents import shipped_policies
+    from machu_env.agents.tournament import agent_file_paths, play_game
+
+    data = shipped_policies()["ppo-2p"].read_bytes()
+    names = ("search:policy:nowhere/agent.safetensors", "policy:nowhere/agent.safetensors")
+    assert agent_file_paths([*names, "gold"]) == ["nowhere/agent.safetensors"]
+    for name in names:  # the path exists only on the driver: the node gets the bytes
+        row = play_game((0, (name, "random"), 7, {"iterations": 2}, False, False, 60,
+                         {"nowhere/agent.safetensors": data}))
+        assert row["seating"] == [name, "random"] and row["decisions"] > 0
+
+
+def test_workers_default_to_the_clusters_cpus(tmp_path, ray_env):
+    from machu_env.ray_backend import cluster_cpus
+
+    ray_env.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    assert cluster_cpus() == 2
+    summary = run_tournament(AGENTS, 3, 6, seed=1, progress=False, ray="local", workers=None)
+    assert summary["games"] == 6

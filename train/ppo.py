@@ -28,6 +28,7 @@ from machu_env.agents import policy_file
 from machu_env.checks import check_int
 
 PRECISIONS = ("fp32", "bf16")
+MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
 
 
 @dataclass
@@ -60,9 +61,13 @@ class PPOSettings:
         if self.n_envs * self.n_steps % self.batch_size:
             raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs * n_steps "
                              f"({self.n_envs * self.n_steps})")
-        for name in ("learning_rate", "clip_range", "max_grad_norm"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        for name, lo, hi in (("learning_rate", 0, 1), ("clip_range", 0, 10),
+                             ("max_grad_norm", 0, 1e6)):
+            if not lo < getattr(self, name) <= hi:
+                raise ValueError(f"{name} must be in ({lo}, {hi:g}], got {getattr(self, name)}")
+        for name, hi in (("ent_coef", 10), ("vf_coef", 1000)):
+            if not 0 <= getattr(self, name) <= hi:
+                raise ValueError(f"{name} must be in [0, {hi}], got {getattr(self, name)}")
         for name in ("gamma", "gae_lambda"):
             if not 0 < getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in (0, 1], got {getattr(self, name)}")

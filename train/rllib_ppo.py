@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -88,7 +87,6 @@ def main(argv: list[str] | None = None) -> int:
         lowest = 0 if name == "env_runners" else 1
         if getattr(args, name) < lowest:
             p.error(f"--{name.replace('_', '-')} must be >= {lowest}, got {getattr(args, name)}")
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     try:
         train(args.players, args.iterations, args.env_runners, args.envs_per_runner,
               args.address, args.out, args.seed, args.train_batch_size, args.minibatch_size)

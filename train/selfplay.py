@@ -43,6 +43,7 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import re
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -55,7 +56,7 @@ from machu_env.rewards import check_reward_mode
 from .bank import PolicyBank
 from .evaluate import win_share
 from .pool_env import PoolVecEnv, parse_pool
-from .ppo import PPO, PPOSettings, bf16_supported, net_config, new_net
+from .ppo import MAX_THREADS, PPO, PPOSettings, bf16_supported, net_config, new_net
 
 EVAL_OPPONENTS = ("random", "builder", "gold")
 
@@ -114,7 +115,7 @@ class TrainConfig(PPOSettings):
         for name in ("timesteps", "snapshot_every", "max_snapshots", "eval_every", "eval_games",
                      "exploiter_every", "exploiter_steps", "max_exploiters"):
             check_int(name, getattr(self, name), 1, None)
-        check_int("threads", self.threads, 0, 1024)
+        check_int("threads", self.threads, 0, MAX_THREADS)
         for name in ("league", "exploit_greedy"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
@@ -124,7 +125,7 @@ class TrainConfig(PPOSettings):
         self.layers()
         parse_pool(self.pool)
         check_reward_mode(self.reward)
-        if self.device not in ("auto", "cpu", "mps") and not self.device.startswith("cuda"):
+        if not re.fullmatch(r"auto|cpu|mps|cuda(:\d{1,3})?", self.device):
             raise ValueError(f"device must be auto, cpu, cuda, cuda:<n> or mps, "
                              f"got {self.device!r}")
 
@@ -133,9 +134,11 @@ class TrainConfig(PPOSettings):
             sizes = [int(x) for x in self.net_arch.split(",")]
         except ValueError:
             sizes = []
-        if not sizes or min(sizes) < 1:
-            raise ValueError(f"net_arch must be comma-separated layer sizes like 256,256, "
-                             f"got {self.net_arch!r}")
+        if (not sizes or min(sizes) < 1 or max(sizes) > policy_file.MAX_WIDTH
+                or len(sizes) > policy_file.MAX_LAYERS):
+            raise ValueError(f"net_arch must be 1..{policy_file.MAX_LAYERS} comma-separated "
+                             f"layer sizes in 1..{policy_file.MAX_WIDTH}, like 256,256; got "
+                             f"{self.net_arch!r}")
         return sizes
 
     @classmethod
@@ -193,6 +196,11 @@ class Trainer:
             raise ValueError(f"--out {self.out} is a file: give a folder for the run")
         import torch
 
+        if c.device.startswith("cuda") and not torch.cuda.is_available():
+            raise ValueError(f"device {c.device}: this torch sees no CUDA GPU (use cpu or "
+                             "auto)")
+        if c.device == "mps" and not torch.backends.mps.is_available():
+            raise ValueError("device mps: this torch sees no Apple GPU (use cpu or auto)")
         self.device = torch.device("cuda" if c.device == "auto" and torch.cuda.is_available()
                                    else "cpu" if c.device == "auto" else c.device)
         self.config_net = net_config(c.layers())
