@@ -31,6 +31,7 @@ VERSION = 1
 SUFFIX = ".safetensors"
 MAX_FILE_BYTES = 64 * 2**20  # far above any sensible MLP for this game
 MAX_LAYERS, MAX_WIDTH = 8, 4096
+MAX_ABS_WEIGHT = 1e4  # trained policies stay near 1; 3e38 is finite but overflows to NaN
 ACTIVATIONS = ("tanh", "relu")
 PICKLE_WARNING = (
     "is a Stable-Baselines3 .zip: loading it unpickles Python objects, which can run any code. "
@@ -132,6 +133,10 @@ def parse(data: bytes, where: str = "policy file"):
         raise ValueError(f"{where}: tensors must be float32")
     if not all(bool(torch.isfinite(t).all()) for t in tensors.values()):
         raise ValueError(f"{where}: tensors hold NaN or infinite values")
+    largest = max(float(t.abs().max()) if t.numel() else 0.0 for t in tensors.values())
+    if largest > MAX_ABS_WEIGHT:
+        raise ValueError(f"{where}: a weight of magnitude {largest:.3g}; a policy's weights are "
+                         f"at most {MAX_ABS_WEIGHT:g} in magnitude (larger ones overflow to NaN)")
     return tensors, config, info if isinstance(info, dict) else {}
 
 

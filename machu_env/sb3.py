@@ -5,7 +5,9 @@ played inside the batch: by uniformly random legal actions in compiled code (def
 batched opponent policy ``policy(observations, action_masks) -> actions`` (for instance a
 frozen SB3 model's ``predict``). ``action_masks()`` serves sb3-contrib's MaskablePPO.
 Rewards are terminal (``machu_env.rewards``); a finished game's last observation is in
-``infos[i]["terminal_observation"]`` and the game restarts at once, as SB3 expects.
+``infos[i]["terminal_observation"]`` and the game restarts at once, as SB3 expects. A game
+still running after ``max_decisions`` decisions (all players', as every other layer counts)
+ends truncated: ``dones[i]`` with ``infos[i]["TimeLimit.truncated"]`` True and reward 0.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .checks import check_bool, check_int, check_seed
 from .engine import batch as K
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import OpponentError, ResetNeeded
+from .game import DEFAULT_MAX_DECISIONS
 from .rewards import check_reward_mode
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -41,12 +44,15 @@ class MachuPicchuVecEnv(VecEnv):
         opponent: None for random opponents (compiled), or a batched policy.
         reward: ``"win"``, ``"rank"`` or ``"score"``.
         learning_game: the learning-game variant.
+        max_decisions: a game still running after this many decisions ends truncated.
     """
 
     def __init__(self, num_envs: int, num_players: int = 2, seed: int = 0,
                  learner_seat: int | None = None, opponent: BatchPolicy | None = None,
-                 reward: str = "win", learning_game: bool = False) -> None:
+                 reward: str = "win", learning_game: bool = False,
+                 max_decisions: int = DEFAULT_MAX_DECISIONS) -> None:
         n = check_int("num_envs", num_envs, 1, None)
+        self.max_decisions = check_int("max_decisions", max_decisions, 1, None)
         self.num_players = check_int("num_players", num_players, 2, 5)
         self.fixed_seat = -1 if learner_seat is None else check_int(
             "learner_seat", learner_seat, 0, num_players - 1)
@@ -105,10 +111,16 @@ class MachuPicchuVecEnv(VecEnv):
         else:
             with self._undo_on_error():
                 self._step_with_policy(a, rewards, dones, terminal)
+        cut = np.flatnonzero(~dones & (self.states[:, L.DECISIONS] >= self.max_decisions))
+        for i in cut:
+            self._truncate(i, terminal)
+        dones[cut] = True
         obs = self._observe()
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(dones):
             infos[i] = {"terminal_observation": terminal[i].copy(), "TimeLimit.truncated": False}
+        for i in cut:
+            infos[i]["TimeLimit.truncated"] = True
         return obs, rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
@@ -141,6 +153,15 @@ class MachuPicchuVecEnv(VecEnv):
         return [False] * len(self._indices(indices))
 
     # --- internals ------------------------------------------------------------------------------
+    def _truncate(self, i: int, terminal: np.ndarray) -> None:
+        """End game i as truncated (its last observation into ``terminal[i]``); a new game."""
+        K.observe_seats(self.states[i : i + 1], self.seats[i : i + 1], terminal[i : i + 1])
+        K._learner_new_game(self.states, self._bufs, self._counts, self._rngs, self.seats, i,
+                            self.fixed_seat, self.num_players, self.learning_game,
+                            self.opponent is None)
+        if self.opponent is not None:
+            self._play_policy_opponents(np.array([i]))
+
     def _new_streams(self) -> None:
         """Fresh seed streams for a reset (numbered, so every reset starts other games)."""
         self._started = False

@@ -112,3 +112,20 @@ def test_a_file_replaced_at_the_same_path_is_read_again(tmp_path):
     assert not (first == second).all()
     policy_file.save(path, tensors, config, info)
     assert (make_agent(f"policy:{path}").probabilities(game) == first).all()
+
+
+def test_finite_but_huge_weights_and_huge_metadata_numbers_are_refused_naming_the_file(tmp_path):
+    from safetensors.torch import save_file
+
+    tensors, config, _ = policy_file.parse(shipped_policies()["ppo-2p"].read_bytes())
+    meta = {"format": policy_file.FORMAT, "version": "1", "config": json.dumps(config)}
+    huge = {k: v.clone() for k, v in tensors.items()}
+    huge["action_net.weight"][0, 0] = 3e38  # finite, but the first decision would give NaN
+    path = tmp_path / "huge.safetensors"
+    save_file(huge, str(path), metadata=meta)
+    with pytest.raises(ValueError, match=f"{path}: a weight of magnitude 3e\\+38"):
+        make_agent(f"policy:{path}")
+    path = tmp_path / "digits.safetensors"  # a 5,000-digit int in the info metadata
+    save_file(tensors, str(path), metadata={**meta, "info": '{"steps": ' + "9" * 5000 + "}"})
+    with pytest.raises(ValueError, match=f"{path}: malformed config or info"):
+        make_agent(f"policy:{path}")

@@ -222,3 +222,24 @@ def test_aec_truncates_a_game_where_nobody_stays():
     assert not env.agents and not env.unwrapped.game.is_over
     with pytest.raises(ValueError, match="max_decisions"):
         machu_env.env(max_decisions=0)
+
+
+@pytest.mark.parametrize("opponent", [None, lambda obs, masks: masks.argmax(axis=1)])
+def test_vecenv_truncates_games_where_nobody_stays(opponent):
+    pytest.importorskip("stable_baselines3")
+    from machu_env.sb3 import MachuPicchuVecEnv
+
+    env = MachuPicchuVecEnv(3, 2, seed=0, opponent=opponent, max_decisions=60)
+    assert MachuPicchuVecEnv(1).max_decisions == 5000  # as every other layer
+    env.reset()
+    truncated = 0
+    for _ in range(200):  # the learner never stays (the first legal action moves)
+        obs, rewards, dones, infos = env.step(env.action_masks().argmax(axis=1))
+        for i in np.flatnonzero(dones):
+            if infos[i]["TimeLimit.truncated"]:
+                truncated += 1
+                assert rewards[i] == 0.0 and infos[i]["terminal_observation"].shape == obs[i].shape
+    assert truncated >= 3
+    assert (env.states[:, machu_env.layout.DECISIONS] < 60).all()  # every game restarted
+    with pytest.raises(ValueError, match="max_decisions"):
+        MachuPicchuVecEnv(2, max_decisions=0)
