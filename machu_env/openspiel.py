@@ -23,10 +23,15 @@ player's initial card, every decision as that player may see it (another player'
 return is ``return a card``, R10.2) and the player's hand whenever it changed; its tensor is the
 observation followed by the decision history (up to ``HISTORY_LIMIT`` decisions: who decided
 and the visible action id; longer games keep the first ``HISTORY_LIMIT``).
-``resample_from_infostate`` re-deals the cards the player cannot see (other hands, deck order)
-consistently with what it knows (``engine.redeal``), so OpenSpiel's IS-MCTS can determinise.
-``serialize``/``deserialize`` work through the action history (OpenSpiel's default for
-Python games).
+``resample_from_infostate`` re-deals the cards the player has never held (other hands, deck
+order, others' hidden summit returns) by relabelling them through the whole game and replaying
+it, so the cards it put at the bottom of the deck stay there (R10.2) and every player's
+information state is consistent; OpenSpiel's IS-MCTS can determinise with it.
+Impossible chance outcomes (a sixth start player, a card dealt twice) and actions after the end
+are refused with ``ValueError`` naming what is allowed.
+``serialize``/``deserialize_state`` work through the action history: the state is replayed
+from it, and the pickled ``__dict__`` that OpenSpiel's default writes beside it is never read
+(loading a pickle can run code).
 
 What does not apply: AlphaZero (OpenSpiel's is for 2-player zero-sum perfect-information
 games), CFR and other tabular solvers (the game tree is far too large), and the C++
@@ -51,8 +56,6 @@ from . import layout as L
 from .actions import HIDDEN_RETURN, NUM_ACTIONS, notation, parse_action, visible_notation
 from .data import CARDS, NUM_CARDS
 from .engine.observation import OBS_SIZE
-from .engine.redeal import redeal
-from .engine.rng import seed_state
 from .game import DEFAULT_MAX_DECISIONS, Game
 from .rewards import check_reward_mode, terminal_rewards
 
@@ -104,6 +107,28 @@ class MachuPicchuGame(pyspiel.Game):
     def new_initial_state(self) -> MachuPicchuState:
         return MachuPicchuState(self)
 
+    def deserialize_state(self, text: str) -> MachuPicchuState:
+        """The state ``serialize()`` wrote, rebuilt by replaying its first line
+        (``history=<player>:<action>,...``); ValueError naming what is wrong for anything else
+        (not OpenSpiel's internal check). The other lines are ignored: OpenSpiel's default for
+        Python games would unpickle its ``__dict__=`` line, and unpickling can run code."""
+        if not isinstance(text, str) or not text.startswith("history="):
+            raise ValueError(f"not a serialized {GAME_NAME} state (it starts with 'history=' "
+                             f"and lists <player>:<action> pairs); got {str(text)[:60]!r}")
+        state = self.new_initial_state()
+        body = text.split("\n", 1)[0][len("history="):].strip()
+        for k, item in enumerate(body.split(",") if body else []):
+            player, sep, action = item.partition(":")
+            if not sep or not action.strip().isdigit() or player.strip().lstrip("-") \
+                    and not player.strip().lstrip("-").isdigit():
+                raise ValueError(f"serialized state, item {k}: {item[:40]!r} is not "
+                                 "<player>:<action id>")
+            try:
+                state.apply_action(int(action))
+            except ValueError as e:
+                raise ValueError(f"serialized state, item {k}: {e}") from None
+        return state
+
     def make_py_observer(self, iig_obs_type=None, params=None) -> MachuPicchuObserver:
         """OpenSpiel's observer: with ``perfect_recall`` the information state, else the
         observation (``MachuPicchuObserver``)."""
@@ -146,10 +171,18 @@ class MachuPicchuState(pyspiel.State):
         return [(c, 1.0 / len(left)) for c in left]
 
     def _apply_action(self, action: int) -> None:
+        if self.is_terminal():
+            raise ValueError("the game is over (finished or truncated at "
+                             f"{self.max_decisions} decisions): no action applies")
         if self.game is not None:
-            self.game.play(int(action))
+            self.game.play(int(action))  # IllegalActionError names the legal actions
             self._note_hands()
             return
+        allowed = [c for c, _ in self.chance_outcomes()]
+        if isinstance(action, bool) or int(action) != action or int(action) not in allowed:
+            what = "start player" if self.start_player is None else "card"
+            raise ValueError(f"{action!r} is not a possible chance outcome here (a {what}: one "
+                             f"of {allowed})")
         if self.start_player is None:
             self.start_player = int(action)
             return
@@ -179,14 +212,38 @@ class MachuPicchuState(pyspiel.State):
         return terminal_rewards(self.game.scores(), self.reward)
 
     def resample_from_infostate(self, player_id: int, probability_sampler) -> MachuPicchuState:
-        """A copy in which the cards ``player_id`` cannot see are re-dealt at random (from
-        ``probability_sampler``, a callable returning a number in [0, 1))."""
+        """A state from ``player_id``'s information set: the cards it has never held are
+        relabelled by a random permutation (from ``probability_sampler``, a callable returning
+        a number in [0, 1)) through the whole game, which is then replayed.
+
+        So the other hands, the deck order and the other players' hidden summit returns are
+        re-dealt, while every card the player has held stays where it is, at the bottom of the
+        deck included (R10.2), and the resampled game is a real game: its history is legal and
+        every player's information state is that of a game that could have been played.
+        (Approximation: a card the player returned that another player has since drawn stays
+        in that player's hand or in the returns where it truly is, which the player may not
+        know; it can happen only once the deck has been drawn through.)"""
         if self.game is None:
             raise ValueError("resample_from_infostate needs a position after the setup")
-        clone = self.clone()
-        seed = int(probability_sampler() * 2**62)
-        redeal(clone.game._s, int(player_id), seed_state(seed), 0)
-        clone._note_hands()  # the other hands as re-dealt
+        if not (isinstance(player_id, int) and 0 <= player_id < self.num_players_):
+            raise ValueError(f"player_id must be a seat in 0..{self.num_players_ - 1}, got "
+                             f"{player_id!r}")
+        held = 0
+        for _k, q, hand in self.hand_changes:
+            if q == player_id:
+                held |= hand
+        unseen = [c for c in range(NUM_CARDS) if not held >> c & 1]
+        rng = np.random.default_rng(int(probability_sampler() * 2**62))
+        relabel = list(range(NUM_CARDS))
+        for c, d in zip(unseen, rng.permutation(unseen), strict=True):
+            relabel[c] = int(d)
+        clone = MachuPicchuState(self.get_game())
+        for outcome in [self.start_player, *(relabel[c] for c in self.dealt)]:
+            clone.apply_action(outcome)
+        for _by, action in self.game.history:
+            if action.startswith("return "):
+                action = f"return {CARDS[relabel[CARDS.index(action[7:])]]}"
+            clone.apply_action(parse_action(action))
         return clone
 
     def __str__(self) -> str:

@@ -1,5 +1,5 @@
 """SVG pictures as RGB arrays (the envs' ``render_mode="rgb_array"``), rasterised by resvg
-(``resvg-py``, a self-contained wheel) and decoded by Pillow: the ``render`` extra.
+(``resvg-py``, a self-contained wheel) and decoded by Pillow, both in the core install.
 
 Text needs a font: resvg uses the system's fonts (any sans-serif; Debian:
 ``fonts-dejavu-core``). Without one the picture has no text but still the same shape.
@@ -17,8 +17,8 @@ def _libraries():
         import resvg_py
         from PIL import Image
     except ImportError as e:
-        raise ImportError(f"rgb_array rendering needs the render extra ({e.name} is missing): "
-                          "pip install 'machu-env[render]'") from None
+        raise ImportError(f"rgb_array rendering needs {e.name}, a dependency of machu-env: "
+                          "pip install resvg-py pillow") from None
     return resvg_py, Image
 
 

@@ -113,3 +113,72 @@ def test_bad_parameters_are_refused_with_what_is_allowed():
         pyspiel.load_game("python_machu_picchu", {"players": 6})
     with pytest.raises(Exception, match="reward must be one of"):
         pyspiel.load_game("python_machu_picchu", {"reward": "gold"})
+
+
+# --- issue #25: impossible input refused, resampling keeps what the player knows -----------------
+def test_impossible_chance_outcomes_and_moves_after_the_end_are_refused():
+    game = pyspiel.load_game("python_machu_picchu", {"players": 2, "max_decisions": 12})
+    state = game.new_initial_state()
+    for bad in (99, -3, 2):
+        with pytest.raises(ValueError, match="not a possible chance outcome.*start player"):
+            state.apply_action(bad)
+    state.apply_action(0)
+    state.apply_action(5)
+    for bad in (5, -5, 1000):  # a card dealt twice, no such card
+        with pytest.raises(ValueError, match="not a possible chance outcome.*card"):
+            state.apply_action(bad)
+    assert state.history() == [0, 5]  # nothing changed
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0] if not state.is_chance_node()
+                           else state.chance_outcomes()[0][0])
+    assert len(state.game.history) == 12  # truncated
+    with pytest.raises(ValueError, match="the game is over"):
+        state.apply_action(0)
+    for text in ("garbage", "history=x:1", "history=-1:0,-1:3,-1:3", "history=-1:0,-1:", 5):
+        with pytest.raises(ValueError, match="serialized"):
+            game.deserialize_state(text)
+    again = game.deserialize_state(state.serialize())
+    assert again.history() == state.history()
+
+
+def _to_first_own_return(game, p, rng):
+    """A position after player p returned a card at a summit (R10.2), p to decide."""
+    for _attempt in range(200):
+        state = _play(game.new_initial_state(), rng, 0)
+        while not state.is_terminal():
+            mine = [a for q, a in state.game.history if q == p and a.startswith("return ")]
+            if mine and state.current_player() == p:
+                return state, mine
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    raise AssertionError("no summit return found")
+
+
+def test_resampling_keeps_the_cards_the_player_returned_and_is_a_real_game():
+    from machu_env import layout as L
+    from machu_env.data import CARDS
+
+    game = pyspiel.load_game("python_machu_picchu", {"players": 3})
+    rng = np.random.default_rng(3)
+    state, returned = _to_first_own_return(game, 0, rng)
+    deck = [int(x) for x in state.game.state[L.DECK:L.DECK + NUM_CARDS]]
+    top, count = int(state.game.state[L.DECK_TOP]), int(state.game.state[L.DECK_COUNT])
+    order = [deck[(top + i) % NUM_CARDS] for i in range(count)]
+    mine = {CARDS.index(a[7:]) for a in returned} & set(order)
+    assert mine  # p's returned cards are in the deck, at places p knows
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    changed = 0
+    for _ in range(100):
+        world = state.resample_from_infostate(0, sampler)
+        w = world.game.state
+        world_order = [int(w[L.DECK + (int(w[L.DECK_TOP]) + i) % NUM_CARDS])
+                       for i in range(int(w[L.DECK_COUNT]))]
+        assert all(world_order[order.index(c)] == c for c in mine)  # still at the bottom
+        assert world.information_state_string(0) == state.information_state_string(0)
+        replayed = game.new_initial_state()  # the world is a real game: its own history
+        for a in world.history():            # replays to every player's same view
+            replayed.apply_action(a)
+        for q in range(3):
+            assert (replayed.information_state_string(q)
+                    == world.information_state_string(q))
+        changed += world_order != order
+    assert changed > 90
