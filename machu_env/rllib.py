@@ -44,9 +44,9 @@ except ImportError:  # pragma: no cover - exercised where the extra is missing
                       "'machu-env[rllib]'") from None
 
 from .actions import NUM_ACTIONS, parse_action
-from .checks import check_int
+from .checks import check_bool, check_int, check_seed
 from .engine.observation import OBS_HIGH, OBS_SIZE
-from .errors import IllegalActionError
+from .errors import IllegalActionError, ResetNeeded
 from .game import DEFAULT_MAX_DECISIONS, Game
 from .rewards import check_reward_mode, terminal_rewards
 
@@ -93,8 +93,9 @@ class MachuPicchuMultiAgentEnv(MultiAgentEnv):
         check_reward_mode(self.reward_mode)
         self.max_decisions = check_int("max_decisions",
                                        config.get("max_decisions", DEFAULT_MAX_DECISIONS), 1, None)
-        self.learning_game = bool(config.get("learning_game", False))
-        self._rng = np.random.default_rng(config.get("seed"))
+        self.learning_game = check_bool("learning_game", config.get("learning_game", False))
+        seed = config.get("seed")
+        self._rng = np.random.default_rng(None if seed is None else check_seed("seed", seed))
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agents = list(self.possible_agents)
         obs_space = spaces.Dict({
@@ -119,7 +120,7 @@ class MachuPicchuMultiAgentEnv(MultiAgentEnv):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = np.random.default_rng(check_seed("seed", seed))
         self.game = Game(self.num_players, int(self._rng.integers(2**62)),
                          learning_game=self.learning_game)
         self.agents = list(self.possible_agents)
@@ -127,8 +128,10 @@ class MachuPicchuMultiAgentEnv(MultiAgentEnv):
         return obs, {a: {} for a in obs}
 
     def step(self, action_dict: dict[str, Any]):
-        if self.game is None or self.game.is_over:
-            raise RuntimeError("step() needs a running game: call reset() first")
+        if self.game is None or self.game.is_over or \
+                len(self.game.history) >= self.max_decisions:
+            raise ResetNeeded("step() needs a running game (this one is over or was truncated "
+                              f"at {self.max_decisions} decisions): call reset() first")
         agent = self.possible_agents[self.game.current_player]
         if set(action_dict) != {agent}:
             raise IllegalActionError(action_dict, self.game.legal_actions(),

@@ -112,3 +112,29 @@ def test_an_rllib_agent_name_without_a_checkpoint_names_what_is_expected(tmp_pat
 
     with pytest.raises(ValueError, match="rllib_ppo"):
         make_agent(f"rllib:{tmp_path}")
+
+
+def test_truncated_episodes_stay_ended_and_options_are_checked():
+    from machu_env.errors import ResetNeeded
+
+    env = MachuPicchuMultiAgentEnv({"num_players": 2, "max_decisions": 30, "seed": 1})
+    obs, _ = env.reset()
+    truncated = {"__all__": False}
+    while not truncated["__all__"]:
+        (agent,) = obs
+        move = int(np.flatnonzero(obs[agent]["action_mask"])[0])  # moves, never stays
+        obs, _, terminated, truncated, _ = env.step({agent: move})
+        assert not terminated["__all__"]
+    decisions = len(env.game.history)
+    with pytest.raises(ResetNeeded, match="truncated at 30 decisions"):
+        env.step({"player_0": 0})
+    assert len(env.game.history) == decisions  # no more play after the end
+    for config, message in (({"learning_game": "no"}, "learning_game must be True or False"),
+                            ({"learning_game": 1}, "learning_game must be True or False"),
+                            ({"seed": "abc"}, "seed must be an int"),
+                            ({"seed": -1}, "seed must be an int"),
+                            ({"seed": 2**70}, "seed must be an int")):
+        with pytest.raises(ValueError, match=message):
+            MachuPicchuMultiAgentEnv(config)
+    with pytest.raises(ValueError, match="seed must be an int"):
+        env.reset(seed="abc")
