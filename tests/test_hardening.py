@@ -296,10 +296,23 @@ def _record():
     {"actions": ["start corn_terraces"]}, {"actions": None}, {"actions": [{"player": 0}]},
     {"result": "won"}, {"options": {"num_players": "2", "seed": 0}},
     {"options": {"num_players": 2, "seed": 2**70}},
+    {"version": True}, {"version": 1.0}, {"result": {"end": "conquest"}},
+    {"result": {"end": "conquest", "scores": "x"}}, {"result": {"end": "x", "scores": [1]}},
 ])
 def test_malformed_records_raise_value_errors_naming_the_problem(change):
     with pytest.raises(ValueError, match=r"record|must|seed"):
         replay({**_record(), **change})
+
+
+def test_records_name_the_real_type_and_refuse_bool_players_and_long_games():
+    with pytest.raises(ValueError, match="got str 'x'"):
+        replay({**_record(), "result": {"end": "conquest", "scores": "x"}})
+    record = _record()
+    record["actions"][0]["player"] = bool(record["actions"][0]["player"])
+    with pytest.raises(ValueError, match="step 0"):
+        replay(record)
+    with pytest.raises(ValueError, match="at most 5000"):
+        replay({**_record(), "actions": [{"player": 0, "action": "stay"}] * 5001})
 
 
 def _run(argv, capsys):
@@ -370,10 +383,130 @@ def test_tournaments_stream_their_games():
     def jobs():  # endless: a tournament must not build its job list
         i = 0
         while True:
-            yield (i, ("random", "random"), i, {}, False, False, 5000)
+            yield (i, ("random", "random"), i, {}, False, False, 5000, None)
             i += 1
 
     stream = tournament._play_in_order(jobs(), workers=1)
     assert [next(stream)["index"] for _ in range(3)] == [0, 1, 2]
     with pytest.raises(ValueError, match="games must be an int >= 1"):
         tournament.run_tournament(["random", "gold"], 2, 0, progress=False)
+
+
+# --- issue #25: the CLI refuses what it must, with one line ------------------------------------
+def test_no_command_writes_over_its_own_input(tmp_path, capsys):
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps(_record()))
+    before = record.read_text()
+    for target in (record, tmp_path / "." / "game.json"):
+        code, _, err = _run(["replay", str(record), "--html", str(target)], capsys)
+        assert code == 2 and "also an input" in err and err.count("\n") == 1
+    assert record.read_text() == before
+    agent = tmp_path / "me.safetensors"
+    from machu_env.agents import shipped_policies
+
+    agent.write_bytes(shipped_policies()["ppo-2p"].read_bytes())
+    for argv in (["play", "--opponents", f"policy:{agent}", "--record", str(agent)],
+                 ["tournament", "--agents", f"search:policy:{agent},gold", "--out",
+                  str(tmp_path)],
+                 ["exploit", "--agent", f"policy:{agent}", "--out", str(tmp_path)]):
+        code, _, err = _run(argv, capsys)
+        assert code == 2 and str(agent) in err and err.count("\n") == 1, (argv, err)
+    assert agent.read_bytes() == shipped_policies()["ppo-2p"].read_bytes()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["tournament", "--agents", "mcts,random", "--games", "1", "--mcts-seconds", "inf"],
+     "seconds must be a number in (0, 3600]"),
+    (["tournament", "--agents", "mcts,random", "--games", "1", "--mcts-seconds", "nan"],
+     "seconds must be a number in (0, 3600]"),
+    (["play", "--mcts-seconds", "inf"], "seconds must be a number in (0, 3600]"),
+    (["exploit", "--agent", "gold", "--threads", "100000"], "--threads"),
+    (["train", "--threads", "100000"], "--threads"),
+    (["train", "--device", "cuda:abc"], "device must be auto, cpu, cuda"),
+    (["train", "--net-arch", "5000"], "layer sizes in 1..4096"),
+    (["train", "--learning-rate", "1e30"], "learning_rate must be in (0, 1]"),
+    (["train", "--ent-coef", "-1e30"], "ent_coef must be in [0, 10]"),
+    (["tournament", "--seed", "100000000000000"], "--seed"),
+    (["serve", "--host", "999.1.1.1"], "neither an IP address nor a name"),
+])
+def test_impossible_settings_get_one_line_naming_the_option(argv, message, tmp_path, capsys):
+    if argv[0] in ("train", "exploit"):
+        pytest.importorskip("torch")
+    code, out, err = _run([*argv, *(["--out", str(tmp_path / "o")] if argv[0] in (
+        "train", "tournament") else [])], capsys)
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "o").exists() or argv[0] == "tournament"
+
+
+def test_mcts_takes_any_seed_a_command_derives(tmp_path, capsys):
+    code, out, err = _run(["tournament", "--agents", "mcts,random", "--seed", "1000", "--players", "2",
+                           "--games", "2", "--workers", "1", "--mcts-iterations", "3",
+                           "--no-progress", "--out", str(tmp_path)], capsys)
+    assert code == 0, err
+    from machu_env.agents import make_agent
+
+    agent = make_agent("mcts", 3_000_000_000 * 8 + 1, iterations=3)
+    assert agent.act(Game(2, seed=1)) in Game(2, seed=1).legal_action_ids()
+
+
+def test_replay_of_a_record_without_scores_is_one_line(tmp_path, capsys):
+    game = Game(2, seed=0)
+    while not game.is_over:
+        game.play(game.legal_action_ids()[-1])
+    record = game_record(game)
+    del record["result"]["scores"]
+    (tmp_path / "r.json").write_text(json.dumps(record))
+    code, _, err = _run(["replay", str(tmp_path / "r.json")], capsys)
+    assert code == 2 and "'result' must be null or an object with 'end' and 'scores'" in err
+
+
+def test_resume_with_a_short_history_row_names_the_file_and_line(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from machu_env.train.selfplay import read_history
+
+    path = tmp_path / "history.csv"
+    path.write_text("timesteps,win_vs_gold\n1000,0.5\n2000\n")
+    with pytest.raises(ValueError, match=f"{path}, line 3"):
+        read_history(path)
+
+
+def test_a_superscript_digit_at_the_prompt_is_just_not_legal(tmp_path):
+    from typer.testing import CliRunner
+
+    from machu_env.cli import app
+
+    record = tmp_path / "game.json"
+    r = CliRunner().invoke(app, ["play", "--players", "2", "--opponents", "random", "--record",
+                                 str(record)], input="\u00b2\nq\n")
+    assert "'\u00b2' is not a legal action" in r.output
+    assert record.exists()  # quitting keeps the game so far
+    assert replay(json.loads(record.read_text())).num_players == 2
+
+
+def test_a_tournament_one_agent_wins_entirely_draws_its_chart():
+    from machu_env.agents.tournament import wilson
+
+    for n in range(1, 20_001, 7):
+        lo, hi = wilson(n, n)
+        assert hi == 1.0 and 0 <= lo <= 1
+        lo, hi = wilson(0, n)
+        assert lo == 0.0 and 0 <= hi <= 1
+
+
+def test_a_one_sided_tournament_writes_its_chart(tmp_path, capsys):
+    code, out, err = _run(["tournament", "--agents", "random,gold", "--players", "2", "--games",
+                           "6", "--workers", "1", "--no-progress", "--out", str(tmp_path)],
+                          capsys)
+    assert code == 0, err
+    assert (tmp_path / "win_shares.png").stat().st_size > 0
+
+
+def test_an_agent_name_cannot_break_the_html_replay(tmp_path):
+    from machu_env.replay_html import html_replay
+
+    record = _record()
+    record["agents"] = ["<!--<script>", "</script><script>alert(1)</script>"]
+    page = html_replay(record)
+    meta = page.split('<script type="application/json" id="meta">', 1)[1].split("</script>")[0]
+    assert "<" not in meta and ">" not in meta
+    assert json.loads(meta)["agents"] == record["agents"]
