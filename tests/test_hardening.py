@@ -439,9 +439,10 @@ def test_impossible_settings_get_one_line_naming_the_option(argv, message, tmp_p
 
 
 def test_mcts_takes_any_seed_a_command_derives(tmp_path, capsys):
-    code, out, err = _run(["tournament", "--agents", "mcts,random", "--seed", "1000", "--players", "2",
-                           "--games", "2", "--workers", "1", "--mcts-iterations", "3",
-                           "--no-progress", "--out", str(tmp_path)], capsys)
+    code, out, err = _run(["tournament", "--agents", "mcts,random", "--seed", "1000",
+                           "--players", "2", "--games", "2", "--workers", "1",
+                           "--mcts-iterations", "3", "--no-progress", "--out", str(tmp_path)],
+                          capsys)
     assert code == 0, err
     from machu_env.agents import make_agent
 
