@@ -118,3 +118,64 @@ def test_an_html_replay_steps_with_the_arrow_keys(tmp_path, browser):
     body.send_keys(Keys.END)
     _wait(lambda: browser.find_element(By.ID, "result").is_displayed())
     assert "winner" in browser.find_element(By.ID, "result").text
+
+
+def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, tmp_path):
+    import json
+    import random
+
+    from selenium.webdriver.common.by import By
+
+    from machu_env import Game
+    from machu_env.records import game_record
+
+    game, rnd = Game(2, seed=5), random.Random(5)
+    while not game.is_over:
+        game.play(rnd.choice(game.legal_action_ids()))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game_record(game, ["gold", "random"])))
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    browser.find_element(By.ID, "record-file").send_keys(str(path))
+    _wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
+    first = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
+    for _ in range(2):
+        browser.find_element(By.ID, "r-next").click()
+    _wait(lambda: browser.find_element(By.ID, "r-where").text
+          == f"decision 2 of {len(game.history)}")
+    assert browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML") != first
+    assert browser.find_element(By.ID, "error").text == ""
+
+
+def test_a_page_on_another_origin_cannot_play_or_start_games(server, browser, tmp_path):
+    """Cross-site requests a browser sends without asking (issue #25, item 6): a text/plain
+    fetch and a form POST from another origin change nothing."""
+    import json
+    import threading
+    import urllib.request
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    state = json.loads(urllib.request.urlopen(urllib.request.Request(
+        server + "api/games", data=json.dumps({"opponents": "random", "seed": 1}).encode(),
+        headers={"Content-Type": "application/json"})).read())
+    gid, move = state["id"], state["legal"][0]["id"]
+    before = urllib.request.urlopen(f"{server}api/games/{gid}").read()
+    (tmp_path / "evil.html").write_text(f"""<!DOCTYPE html><html><body>
+<form id="f" method="POST" action="{server}api/games/{gid}/play" enctype="text/plain">
+<input name='{{"action": {move}, "x": "' value='"}}'></form>
+<script>
+fetch("{server}api/games/{gid}/play", {{method: "POST", mode: "no-cors",
+      headers: {{"Content-Type": "text/plain"}}, body: JSON.stringify({{action: {move}}})}})
+  .finally(() => {{ document.title = "sent"; document.getElementById("f").submit(); }});
+</script></body></html>""")
+    evil = ThreadingHTTPServer(("127.0.0.1", 0),
+                               partial(SimpleHTTPRequestHandler, directory=str(tmp_path)))
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"http://127.0.0.1:{evil.server_address[1]}/evil.html")
+        _wait(lambda: "api/games" in browser.current_url or browser.title == "sent")
+        time.sleep(1.0)  # the form's POST
+    finally:
+        evil.shutdown()
+    assert urllib.request.urlopen(f"{server}api/games/{gid}").read() == before
