@@ -123,34 +123,47 @@ def test_connect_leaves_token_auth_on_and_starts_no_dashboard(monkeypatch):
     assert seen["auth"] is None and seen["include_dashboard"] is False  # Ray's default: tokens
 
 
-def test_a_process_without_the_token_cannot_attach_to_a_local_instance(tmp_path, monkeypatch):
-    """The attack of issue #25: a second process attaches and runs a task that writes a file."""
+def test_a_process_without_the_token_cannot_attach_to_a_local_instance(tmp_path):
+    """The attack of issue #25: a second process attaches and runs a task that writes a file.
+    The defended instance runs in a process of its own: Ray keeps its auth mode per process, and
+    a token-authenticated instance started here would break the later tests' instances."""
     import subprocess
 
     from machu_env._cache import cache_root
-    from machu_env.ray_backend import connect
 
-    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("MACHU_ENV_CACHE_DIR", str(cache_root()))
+    env = {k: v for k, v in os.environ.items() if k != "RAY_AUTH_MODE"}
+    env.update(HOME=str(tmp_path / "home"), MACHU_ENV_CACHE_DIR=str(cache_root()))
     (tmp_path / "home").mkdir()
     (tmp_path / "attacker").mkdir()
-    assert connect("local")
+    host_code = ("import sys, ray\n"
+                 "from machu_env.ray_backend import connect\n"
+                 "assert connect('local')\n"
+                 "print(ray.get_runtime_context().gcs_address, flush=True)\n"
+                 "sys.stdin.read()\n"  # serve until the test closes stdin
+                 "ray.shutdown()\n")
+    host = subprocess.Popen([sys.executable, "-c", host_code], env=env, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
     try:
-        address = ray.get_runtime_context().gcs_address
+        address = host.stdout.readline().strip()
+        assert address, "the defended instance did not start"
         target = tmp_path / "written"
         code = ("import ray\n"
                 f"ray.init(address={address!r}, log_to_driver=False)\n"
                 "@ray.remote\n"
                 f"def f(): open({str(target)!r}, 'w').write('x')\n"
                 "ray.get(f.remote(), timeout=20)\n")
-        env = {**os.environ, "RAY_AUTH_MODE": "disabled", "HOME": str(tmp_path / "attacker")}
-        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+        attacker = {**env, "RAY_AUTH_MODE": "disabled", "HOME": str(tmp_path / "attacker")}
+        r = subprocess.run([sys.executable, "-c", code], env=attacker, capture_output=True,
                            text=True, timeout=180)
         assert r.returncode != 0 and "token" in r.stderr.lower()
         assert not target.exists()
     finally:
-        ray.shutdown()
+        host.stdin.close()
+        try:
+            host.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            host.kill()
 
 
 def test_an_address_where_nothing_listens_fails_fast():
