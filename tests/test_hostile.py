@@ -45,7 +45,7 @@ def _game(seed: int = 0, decisions: int = 7) -> Game:
     return game
 
 
-# --- Game --------------------------------------------------------------------------------------
+# --- Game ----------------------------------------------------------------------------------------
 @SETTINGS
 @given(n=json_values, seed=json_values, learning=json_values)
 def test_game_options(n, seed, learning):
@@ -73,7 +73,7 @@ def test_game_play(action):
             action in legal or str(action).strip().lower() in legal)
 
 
-# --- batch engine and VecEnvs ---------------------------------------------------------------------
+# --- batch engine and VecEnvs --------------------------------------------------------------------
 arrays = st.one_of(
     st.lists(st.integers(-2**40, 2**40), min_size=0, max_size=6).map(np.array),
     st.lists(st.floats(), min_size=4, max_size=4).map(np.array),
@@ -130,7 +130,7 @@ def test_vecenv_options(options):
         assert str(e)
 
 
-# --- envs -------------------------------------------------------------------------------------------
+# --- envs ----------------------------------------------------------------------------------------
 @SETTINGS
 @given(action=actions)
 def test_gym_env_step(action):
@@ -157,7 +157,7 @@ def test_pettingzoo_step(action):
         assert np.array_equal(env.game.state, before)
 
 
-# --- records and agent files -----------------------------------------------------------------------
+# --- records and agent files ---------------------------------------------------------------------
 def _record() -> dict:
     return game_record(_game(1, 12))
 
@@ -200,7 +200,7 @@ def test_agent_file_bytes(data, keep):
             policy_file.parse(blob, "fuzzed.safetensors")
 
 
-# --- CLI -------------------------------------------------------------------------------------------
+# --- CLI -----------------------------------------------------------------------------------------
 @SETTINGS
 @given(content=st.one_of(json_values.map(json.dumps), st.text(max_size=200)))
 def test_cli_replay_of_any_file(content, tmp_path_factory, capsys):
@@ -245,7 +245,7 @@ def test_cli_play_prompt(typed, tmp_path_factory):
     assert replay(json.loads(record.read_text())).num_players == 2
 
 
-# --- web API ---------------------------------------------------------------------------------------
+# --- web API -------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def web():
     pytest.importorskip("starlette")
@@ -293,7 +293,7 @@ def test_web_api_paths_and_hosts(web, game_id, host):
     assert r.status_code in (200, 400)
 
 
-# --- OpenSpiel and RLlib ---------------------------------------------------------------------------
+# --- OpenSpiel and RLlib -------------------------------------------------------------------------
 @SETTINGS
 @given(action=st.integers(-2**31 + 2, 2**31 - 1), text=st.text(max_size=40))
 def test_openspiel_actions_and_serialized_states(action, text):
