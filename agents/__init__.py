@@ -2,7 +2,8 @@
 
 ``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``mcts``, a
 shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in ``agents/checkpoints``)
-or ``policy:<path to a .safetensors agent file>`` (an sb3 ``.zip`` only with
+or ``policy:<path to a .safetensors agent file>`` (a single policy or a population: see
+``policy_file``; each plays as its file says; an sb3 ``.zip`` only with
 ``trust_pickle=True``: see ``policy_file``), or ``search:<policy>`` — determinised PUCT guided
 by that trained policy (``search:ppo-2p``, ``search:policy:<path>``; ``puct.py``), or
 ``rollout:<policy>`` — determinised rollouts of that policy comparing its likeliest actions
@@ -40,6 +41,10 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
     if name.startswith(("search:", "rollout:")):
         kind, inner_name = name.split(":", 1)
         inner = make_agent(inner_name, seed=seed, trust_pickle=trust_pickle)
+        if getattr(inner, "is_population", False):
+            raise ValueError(f"{name!r}: {kind} needs a single trained policy; "
+                             f"{inner_name!r} is a population of {len(inner.members)} "
+                             "(play it as it is)")
         if getattr(inner, "net", None) is None:
             raise ValueError(f"{name!r}: {kind} needs a trained policy ({kind}:ppo-2p, "
                              f"{kind}:policy:<file>), not a heuristic")

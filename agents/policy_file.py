@@ -12,6 +12,28 @@ File layout (``<name>.safetensors``): the tensors of an actor-critic MLP, named 
     config  {"obs_size": 377, "num_actions": 157, "pi": [256, 256], "vf": [256, 256],
              "activation": "tanh"}
     info    free JSON about the training run (players, steps, command, ...)
+    play    (optional) how the agent plays, {"temperature": T}: T = 0 (the default when the key
+            is absent) plays the most probable legal action (the first of equal maxima);
+            T > 0 samples from softmax(logits / T) over the legal actions (T = 1: the policy as
+            it trained). T is at most 100.
+
+A *population* (``<name>.safetensors`` too) holds several such policies and plays as one agent:
+at the start of each game it draws one member with probability ``weight`` (from the agent's
+own seeded generator) and plays that member's policy, with that member's ``play``, for the
+whole game. Its tensors are the members' tensors prefixed ``members.<k>.``; its metadata::
+
+    format  "machu-env-population"
+    version "1"
+    members [{"config": {...}, "weight": 0.6, "play": {"temperature": 0}, "info": {...}}, ...]
+    info    free JSON (how the weights were computed: the payoff matrix, the command)
+
+The weights are non-negative and sum to 1 (within 1e-6); at most ``MAX_MEMBERS`` members.
+
+How to reproduce an agent's decision from the file alone, outside machu-env: build the
+observation (``Game.observation``, 377 floats) and the legal mask (157 booleans) of the
+deciding player; run ``mlp_extractor.policy_net.*`` (Linear, then the activation, per layer)
+and ``action_net`` on it; set the illegal logits to -1e8; then take the argmax (T = 0) or
+sample from softmax(logits / T).
 
 ``PolicyNet`` is the network rebuilt from ``config`` in plain torch; it computes exactly what
 the sb3 policy computed (same layers, same operations).
@@ -27,7 +49,10 @@ from typing import Any
 from machu_env import NUM_ACTIONS, OBS_SIZE
 
 FORMAT = "machu-env-policy"
+POPULATION_FORMAT = "machu-env-population"
 VERSION = 1
+MAX_TEMPERATURE = 100.0
+MAX_MEMBERS = 32
 SUFFIX = ".safetensors"
 MAX_FILE_BYTES = 64 * 2**20  # far above any sensible MLP for this game
 MAX_LAYERS, MAX_WIDTH = 8, 4096
@@ -95,10 +120,21 @@ def expected_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def parse(data: bytes, where: str = "policy file"):
-    """(tensors as torch float32, config, info) of a policy file's bytes; ValueError for
-    anything that is not a well-formed machu-env policy."""
-    import torch
+def check_play(play: Any, where: str) -> float:
+    """The temperature of a ``play`` entry (absent: 0, argmax); ValueError naming the file."""
+    if play is None:
+        return 0.0
+    t = play.get("temperature") if isinstance(play, dict) else None
+    if not isinstance(play, dict) or set(play) != {"temperature"} \
+            or not isinstance(t, (int, float)) or isinstance(t, bool) \
+            or not 0 <= t <= MAX_TEMPERATURE:
+        raise ValueError(f"{where}: play must be {{\"temperature\": T}} with T a number in "
+                         f"[0, {MAX_TEMPERATURE:g}] (0: argmax), got {play!r}")
+    return float(t)
+
+
+def _read(data: bytes, where: str):
+    """(tensors, metadata) of a safetensors file of either format; ValueError otherwise."""
     from safetensors import SafetensorError
     from safetensors.torch import load as load_tensors
 
@@ -109,18 +145,86 @@ def parse(data: bytes, where: str = "policy file"):
     except (SafetensorError, ValueError, UnicodeDecodeError, RecursionError) as e:
         raise ValueError(f"{where} is not a safetensors file ({e})") from None
     meta = (header or {}).get("__metadata__") or {}
-    if meta.get("format") != FORMAT:
+    if meta.get("format") not in (FORMAT, POPULATION_FORMAT):
         raise ValueError(f"{where} is not a machu-env policy file (its metadata has no "
-                         f"format {FORMAT!r})")
+                         f"format {FORMAT!r} or {POPULATION_FORMAT!r})")
     if meta.get("version") != str(VERSION):
         raise ValueError(f"{where}: policy file version {meta.get('version')!r}; this "
                          f"machu-env reads version {VERSION}")
+    return tensors, meta
+
+
+def _json(meta: dict, key: str, default: str, where: str) -> Any:
     try:
-        config = json.loads(meta.get("config", ""))
-        info = json.loads(meta.get("info", "{}"))
+        return json.loads(meta.get(key, default))
     except (ValueError, RecursionError) as e:  # JSONDecodeError, ints of > 4300 digits
-        raise ValueError(f"{where}: malformed config or info metadata ({e})") from None
-    config = check_config(config, where)
+        raise ValueError(f"{where}: malformed {key} metadata ({e})") from None
+
+
+def is_population(data: bytes) -> bool:
+    """Whether an agent file's bytes hold a population (without checking the rest)."""
+    try:
+        header_len = int.from_bytes(data[:8], "little")
+        header = json.loads(data[8 : 8 + header_len]) if 0 < header_len < len(data) else {}
+        return (header.get("__metadata__") or {}).get("format") == POPULATION_FORMAT
+    except (ValueError, UnicodeDecodeError, RecursionError, AttributeError):
+        return False
+
+
+def parse(data: bytes, where: str = "policy file"):
+    """(tensors as torch float32, config, info) of a policy file's bytes; ValueError for
+    anything that is not a well-formed machu-env policy."""
+    tensors, meta = _read(data, where)
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{where} is a population of policies ({POPULATION_FORMAT}); this "
+                         "needs a single policy (read it with parse_members)")
+    config = check_config(_json(meta, "config", "", where), where)
+    info = _json(meta, "info", "{}", where)
+    check_play(_json(meta, "play", "null", where), where)
+    return _check_tensors(tensors, config, where), config, info if isinstance(info, dict) else {}
+
+
+def parse_members(data: bytes, where: str = "policy file"):
+    """Every policy of an agent file: a list of ``(tensors, config, info, temperature,
+    weight)`` (one entry, weight 1, for a single policy) and the file's info."""
+    tensors, meta = _read(data, where)
+    info = _json(meta, "info", "{}", where)
+    info = info if isinstance(info, dict) else {}
+    if meta.get("format") == FORMAT:
+        config = check_config(_json(meta, "config", "", where), where)
+        play = check_play(_json(meta, "play", "null", where), where)
+        return [(_check_tensors(tensors, config, where), config, info, play, 1.0)], info
+    members = _json(meta, "members", "null", where)
+    if not isinstance(members, list) or not 1 <= len(members) <= MAX_MEMBERS \
+            or not all(isinstance(m, dict) for m in members):
+        raise ValueError(f"{where}: members must list 1..{MAX_MEMBERS} objects")
+    weights = [m.get("weight") for m in members]
+    if not all(isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w <= 1
+               for w in weights) or abs(sum(weights) - 1) > 1e-6:
+        raise ValueError(f"{where}: member weights must be numbers in [0, 1] summing to 1, got "
+                         f"{weights!r:.200}")
+    out = []
+    for k, m in enumerate(members):
+        here = f"{where}, member {k}"
+        config = check_config(m.get("config"), here)
+        prefix = f"members.{k}."
+        own = {name[len(prefix):]: t for name, t in tensors.items() if name.startswith(prefix)}
+        mine = m.get("info", {})
+        out.append((_check_tensors(own, config, here), config,
+                    mine if isinstance(mine, dict) else {}, check_play(m.get("play"), here),
+                    float(weights[k])))
+    named = {f"members.{k}.{n}" for k in range(len(members))
+             for n in expected_shapes(out[k][1])}
+    if set(tensors) != named:
+        raise ValueError(f"{where}: tensors not of any member: "
+                         f"{sorted(set(tensors) - named)[:5]}")
+    return out, info
+
+
+def _check_tensors(tensors, config: dict[str, Any], where: str):
+    """The tensors, checked against ``config`` (names, shapes, dtype, finite, magnitude)."""
+    import torch
+
     shapes = expected_shapes(config)
     got = {name: tuple(t.shape) for name, t in tensors.items()}
     if got != shapes:
@@ -137,12 +241,13 @@ def parse(data: bytes, where: str = "policy file"):
     if largest > MAX_ABS_WEIGHT:
         raise ValueError(f"{where}: a weight of magnitude {largest:.3g}; a policy's weights are "
                          f"at most {MAX_ABS_WEIGHT:g} in magnitude (larger ones overflow to NaN)")
-    return tensors, config, info if isinstance(info, dict) else {}
+    return tensors
 
 
 def save(path: str | Path, state_dict: dict[str, Any], config: dict[str, Any],
-         info: dict[str, Any] | None = None) -> Path:
-    """Write a policy file from an sb3 policy's ``state_dict`` (the actor-critic tensors)."""
+         info: dict[str, Any] | None = None, play: dict[str, float] | None = None) -> Path:
+    """Write a policy file from an sb3 policy's ``state_dict`` (the actor-critic tensors);
+    ``play``: how it plays (``{"temperature": T}``; absent: argmax)."""
     from safetensors.torch import save_file
 
     config = check_config(config, str(path))
@@ -150,10 +255,43 @@ def save(path: str | Path, state_dict: dict[str, Any], config: dict[str, Any],
     tensors = {k: state_dict[k].detach().cpu().float().contiguous() for k in names}
     meta = {"format": FORMAT, "version": str(VERSION), "config": json.dumps(config),
             "info": json.dumps(info or {})}
+    if play is not None:
+        check_play(play, str(path))
+        meta["play"] = json.dumps(play)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(path), metadata=meta)
     parse(path.read_bytes(), str(path))  # what we write, we can read
+    return path
+
+
+def save_population(path: str | Path, members: list[tuple[dict[str, Any], dict[str, Any],
+                                                          dict[str, Any], float, float]],
+                    info: dict[str, Any] | None = None) -> Path:
+    """Write a population: ``members`` as ``(state_dict, config, info, temperature, weight)``
+    (the weights are normalised to sum to 1)."""
+    from safetensors.torch import save_file
+
+    if not 1 <= len(members) <= MAX_MEMBERS:
+        raise ValueError(f"a population has 1..{MAX_MEMBERS} members, got {len(members)}")
+    total = float(sum(m[4] for m in members))
+    if not total > 0 or min(m[4] for m in members) < 0:
+        raise ValueError("member weights must be >= 0 with a positive sum")
+    tensors, entries = {}, []
+    for k, (state_dict, config, member_info, temperature, weight) in enumerate(members):
+        config = check_config(config, f"{path}, member {k}")
+        for name in expected_shapes(config):
+            tensors[f"members.{k}.{name}"] = state_dict[name].detach().cpu().float().contiguous()
+        entries.append({"config": config, "weight": weight / total,
+                        "play": {"temperature": check_play({"temperature": temperature},
+                                                           f"{path}, member {k}")},
+                        "info": member_info or {}})
+    meta = {"format": POPULATION_FORMAT, "version": str(VERSION),
+            "members": json.dumps(entries), "info": json.dumps(info or {})}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(path), metadata=meta)
+    parse_members(path.read_bytes(), str(path))  # what we write, we can read
     return path
 
 
@@ -223,10 +361,13 @@ def _torch_module():
             logits = self.action_net(self.mlp_extractor.policy_net(obs))
             return logits, self.value_net(self.mlp_extractor.value_net(obs))
 
-        def probabilities(self, obs, masks):
+        def probabilities(self, obs, masks, temperature: float = 1.0):
             """The masked policy's action probabilities, as sb3's ``MaskableCategorical``
-            computes them (illegal logits set to -1e8, then a softmax)."""
+            computes them (illegal logits set to -1e8, then a softmax), of ``logits /
+            temperature`` (a temperature > 0)."""
             logits = self.action_net(self.mlp_extractor.policy_net(obs))
+            if temperature != 1.0:
+                logits = logits / temperature
             masked = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
             return torch.distributions.Categorical(logits=masked).probs
 

@@ -346,6 +346,12 @@ def train(
     gae_lambda: float = typer.Option(0.95, help="GAE lambda"),
     clip_range: float = typer.Option(0.2, help="PPO clip range"),
     ent_coef: float = typer.Option(0.01, help="entropy bonus"),
+    ent_coef_final: float = typer.Option(-1.0, help="decay the entropy bonus linearly to this "
+                                         "over the run (-1: no schedule)"),
+    magnet_coef: float = typer.Option(0.0, help="weight of the reverse KL to the magnet "
+                                      "policy (MMD; train/ppo.py)"),
+    magnet_every: int = typer.Option(0, min=0, help="updates between magnet resets to the "
+                                     "current policy (0: the uniform magnet)"),
     vf_coef: float = typer.Option(0.5, help="value loss weight"),
     max_grad_norm: float = typer.Option(0.5, help="gradient norm clip"),
     net_arch: str = typer.Option("256,256", help="hidden layer sizes of the policy and of "
@@ -409,9 +415,14 @@ def exploit(
     players: int = typer.Option(2, min=2, max=5, help="number of players"),
     steps: int = typer.Option(1_500_000, min=1, help="exploiter training steps"),
     seed: int = typer.Option(0, min=0, max=2**32 - 1, help="seeds the games and the learner"),
-    eval_games: int = typer.Option(1000, min=1, help="evaluation games after training"),
+    eval_games: int = typer.Option(2000, min=1, help="evaluation games after training (seats "
+                                   "rotated)"),
     eval_every: int = typer.Option(0, min=0, help="also evaluate (400 games) every this many "
                                    "steps (0: only at the end)"),
+    eval_at: str = typer.Option("", help="comma-separated steps at which to also play "
+                                "EVAL_GAMES games (1500000 in a 5M-step probe)"),
+    cold: bool = typer.Option(False, help="start the exploiter from fresh weights, not the "
+                              "agent's"),
     out: Path = typer.Option(None, help="folder for curve.csv/png, summary.json and the "
                              "exploiter's agent file"),
     precision: str = typer.Option("fp32", help="fp32 or bf16"),
@@ -453,9 +464,53 @@ def exploit(
 
         torch.set_num_threads(threads)
     try:
+        at = tuple(int(x) for x in eval_at.split(",") if x.strip())
+    except ValueError:
+        raise typer.BadParameter(f"give steps as comma-separated integers, like 1500000; got "
+                                 f"{eval_at!r}", param_hint="--eval-at") from None
+    try:
         summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
                               settings, trust_pickle=trust_pickle, ray=ray, workers=workers,
-                              sampled=sampled)
+                              sampled=sampled, cold=cold, eval_at=at)
+    except (ValueError, ImportError) as e:
+        raise typer.BadParameter(str(e)) from None
+    console.print_json(json.dumps(summary))
+
+
+# --- population -----------------------------------------------------------------------------------
+@app.command()
+def population(
+    members: str = typer.Option(..., help="comma-separated trained policies (ppo-2p, "
+                                "policy:<file>), 2 to 16"),
+    out: Path = typer.Option(..., help="the population agent file to write (.safetensors)"),
+    players: int = typer.Option(2, min=2, max=5, help="number of players"),
+    games: int = typer.Option(1000, min=1, max=1_000_000, help="games per ordered pair of "
+                              "members (seats rotated)"),
+    seed: int = typer.Option(0, min=0, max=2**32 - 1, help="seeds the games"),
+    min_weight: float = typer.Option(1e-3, min=0.0, max=0.5, help="members below this weight "
+                                     "are dropped (the rest renormalised)"),
+    trust_pickle: bool = typer.Option(False, help="allow sb3 .zip members (runs pickled "
+                                      "code)"),
+) -> None:
+    """Nash mixture of a population: measure the members' payoff matrix, solve it, write one
+    agent file that plays them as one agent (train/population.py)."""
+    try:
+        from machu_env.train.population import build
+    except ImportError as e:
+        raise typer.BadParameter(f"populations need the train extra ({e}): "
+                                 "pip install 'machu-env[train]'") from None
+    names = [m.strip() for m in members.split(",") if m.strip()]
+    if out.suffix != ".safetensors":
+        raise typer.BadParameter(f"{out}: an agent file ends in .safetensors",
+                                 param_hint="--out")
+    from machu_env.agents import shipped_policies
+
+    shipped = shipped_policies()
+    refuse_overwrite(out, agent_files(names) + [shipped[n] for n in names if n in shipped],
+                     "--out")
+    try:
+        summary = build(names, players, games, out, seed=seed, min_weight=min_weight,
+                        trust_pickle=trust_pickle, command=" ".join(["machu", *sys.argv[1:]]))
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(str(e)) from None
     console.print_json(json.dumps(summary))

@@ -29,6 +29,10 @@ class PolicyBank:
         nets: the members, in order (``which`` indexes them).
         deterministic: per member (or for all): play the most probable legal action instead of
             sampling the masked policy.
+        temperatures: per member, instead of ``deterministic``: 0 plays the most probable
+            legal action, T > 0 samples from softmax(logits / T) (an agent file's ``play``).
+        weights: the members' draw shares when the bank stands for one population agent
+            (``PoolVecEnv.set_snapshots(bank, weights=bank.weights)``); None: equal.
         seed: the sampling generator's seed.
         precision: accepted for symmetry with the learner; the bank computes in float32.
         names: a label per member (the training env reports whom the learner met).
@@ -36,7 +40,9 @@ class PolicyBank:
 
     def __init__(self, nets: Sequence, deterministic: bool | Sequence[bool] = False,
                  seed: int = 0, precision: str = "fp32",
-                 names: Sequence[str] | None = None) -> None:
+                 names: Sequence[str] | None = None,
+                 temperatures: Sequence[float] | None = None,
+                 weights: Sequence[float] | None = None) -> None:
         import torch
 
         if not nets:
@@ -54,7 +60,13 @@ class PolicyBank:
         det = [deterministic] * len(nets) if isinstance(deterministic, bool) else deterministic
         if len(det) != len(nets):
             raise ValueError("give one deterministic flag per network")
-        self.deterministic = torch.tensor(list(det), dtype=torch.bool)
+        temps = [0.0 if d else 1.0 for d in det] if temperatures is None else temperatures
+        if len(temps) != len(nets) or min(temps) < 0:
+            raise ValueError("give one temperature >= 0 per network")
+        self.temperatures = torch.tensor([float(t) for t in temps])
+        self.deterministic = self.temperatures == 0
+        self.nets = list(nets)
+        self.weights = None if weights is None else [float(w) for w in weights]
         self.num_policies = len(nets)
         self.generator = torch.Generator().manual_seed(int(seed))
         self.precision = precision
@@ -111,8 +123,9 @@ class PolicyBank:
         logits = self.logits(np.asarray(obs, dtype=np.float32), which)
         mask = torch.from_numpy(np.asarray(masks, dtype=np.bool_))
         logits = torch.where(mask, logits, torch.tensor(ILLEGAL))
+        t = self.temperatures[torch.from_numpy(which)]
+        scaled = logits / torch.where(t > 0, t, torch.ones_like(t))[:, None]
         u = torch.rand(logits.shape, generator=self.generator).clamp_(1e-20, 1.0)
-        sampled = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
+        sampled = torch.argmax(scaled - torch.log(-torch.log(u)), dim=1)
         greedy = torch.argmax(logits, dim=1)
-        det = self.deterministic[torch.from_numpy(which)]
-        return torch.where(det, greedy, sampled).numpy()
+        return torch.where(t == 0, greedy, sampled).numpy()

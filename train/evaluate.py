@@ -13,7 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from machu_env.engine.rewards import SCORE_SCALE  # the "score" reward is the margin / 50
+
 from .pool_env import PoolVecEnv
+
+MAX_EVAL_STEPS = 300
 
 Predict = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -30,19 +34,45 @@ def game_results(predict: Predict, opponent: Any, games: int, num_players: int =
                  seed: int = 0, max_learner_steps: int = 1000) -> np.ndarray:
     """1 for every game of ``games`` that ``predict`` won, else 0 (see ``win_share``); a game
     not over after ``max_learner_steps`` of its decisions counts as not won."""
+    return _play(predict, opponent, games, num_players, seed, max_learner_steps, None)[0]
+
+
+def game_outcomes(predict: Predict, opponent: Any, games: int, num_players: int = 2,
+                  seed: int = 0, max_learner_steps: int = MAX_EVAL_STEPS
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(won, margin) per game with the seats rotated: game ``k`` seats the learner at
+    ``k % num_players`` (seat ``s``'s games are one batch seeded ``seed + s``). ``won`` is 1/0;
+    ``margin`` is the learner's final score minus the mean of the others' scores. A game still
+    running after ``max_learner_steps`` of the learner's decisions (two deterministic policies
+    can move for ever without staying; games between trained policies end within about 130)
+    counts as not won, margin 0."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
-    if isinstance(opponent, str):
-        env = PoolVecEnv(games, num_players, seed=seed, pool={opponent: 1.0},
-                         max_learner_steps=max_learner_steps)
-    else:
-        env = PoolVecEnv(games, num_players, seed=seed, pool={"self": 1.0},
-                         max_learner_steps=max_learner_steps)
-        env.set_snapshots(opponent)
+    won = np.zeros(games, dtype=np.int8)
+    margin = np.zeros(games, dtype=np.float64)
+    for seat in range(min(num_players, games)):
+        n = len(range(seat, games, num_players))
+        w, m = _play(predict, opponent, n, num_players, seed + seat, max_learner_steps, seat)
+        won[seat::num_players], margin[seat::num_players] = w, m
+    return won, margin
+
+
+def _play(predict: Predict, opponent: Any, games: int, num_players: int, seed: int,
+          max_learner_steps: int, seat: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``games`` played once: (won 1/0, score margin) per game."""
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    pool = {opponent: 1.0} if isinstance(opponent, str) else {"self": 1.0}
+    env = PoolVecEnv(games, num_players, seed=seed, pool=pool, learner_seat=seat,
+                     reward="score", max_learner_steps=max_learner_steps)
+    if not isinstance(opponent, str):
+        env.set_snapshots(opponent, weights=getattr(opponent, "weights", None))
     obs = env.reset()
     result = np.full(games, -1, dtype=np.int8)
+    margin = np.zeros(games, dtype=np.float64)
     while (result < 0).any():
-        obs, _, dones, infos = env.step(predict(obs, env.action_masks()))
+        obs, rewards, dones, infos = env.step(predict(obs, env.action_masks()))
         for i in np.flatnonzero(dones & (result < 0)):
             result[i] = infos[i]["won"]
-    return result
+            margin[i] = round(float(rewards[i]) * SCORE_SCALE, 3)
+    return result, margin

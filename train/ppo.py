@@ -12,6 +12,13 @@ What makes it faster than running MaskablePPO on the VecEnv:
 * ``precision="bf16"`` runs the forward and backward passes under bfloat16 autocast (the
   weights, the optimizer and the losses stay float32) where the CPU supports it;
 * the torch thread count is a setting (on a loaded 2-core machine 1 thread can beat 2).
+
+Regularisation (issue #26, after magnetic mirror descent, Sokota et al. 2022): besides the
+entropy bonus (``ent_coef``, decayed linearly to ``ent_coef_final`` over the run when that is
+>= 0), ``magnet_coef`` adds a reverse KL, KL(pi || magnet), over the legal actions. The magnet
+is a frozen copy of the policy, reset to the current policy every ``magnet_every`` updates
+(``magnet_every=0``: the uniform policy over the legal actions, where the term is the entropy
+bonus up to a constant). MMD's second term, a KL to the previous policy, is PPO's clipping here.
 """
 
 from __future__ import annotations
@@ -48,13 +55,17 @@ class PPOSettings:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     precision: str = "fp32"
+    ent_coef_final: float = -1.0  # -1: ent_coef throughout; else decayed linearly to this
+    magnet_coef: float = 0.0
+    magnet_every: int = 0  # updates between magnet resets; 0: the uniform magnet
 
     def check(self) -> None:
         """Clear errors for impossible settings, naming the setting and what is allowed."""
         for name in ("n_envs", "n_steps", "batch_size", "n_epochs"):
             check_int(name, getattr(self, name), 1, None)
+        check_int("magnet_every", self.magnet_every, 0, None)
         for name in ("learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef",
-                     "vf_coef", "max_grad_norm"):
+                     "vf_coef", "max_grad_norm", "ent_coef_final", "magnet_coef"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not np.isfinite(v):
                 raise ValueError(f"{name} must be a finite number, got {v!r}")
@@ -65,9 +76,12 @@ class PPOSettings:
                              ("max_grad_norm", 0, 1e6)):
             if not lo < getattr(self, name) <= hi:
                 raise ValueError(f"{name} must be in ({lo}, {hi:g}], got {getattr(self, name)}")
-        for name, hi in (("ent_coef", 10), ("vf_coef", 1000)):
+        for name, hi in (("ent_coef", 10), ("vf_coef", 1000), ("magnet_coef", 10)):
             if not 0 <= getattr(self, name) <= hi:
                 raise ValueError(f"{name} must be in [0, {hi}], got {getattr(self, name)}")
+        if not (self.ent_coef_final == -1 or 0 <= self.ent_coef_final <= 10):
+            raise ValueError(f"ent_coef_final must be -1 (no schedule) or in [0, 10], got "
+                             f"{self.ent_coef_final}")
         for name in ("gamma", "gae_lambda"):
             if not 0 < getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in (0, 1], got {getattr(self, name)}")
@@ -159,6 +173,8 @@ class PPO:
         self.buffer = Rollout(settings.n_steps, settings.n_envs)
         self.num_timesteps = 0
         self.n_updates = 0
+        self.progress = 0.0  # the run's share done (the trainer sets it): the entropy schedule
+        self.magnet = None  # a frozen copy of the net (magnet_every > 0), reset in update()
         self.seconds = {"rollout_policy": 0.0, "simulator": 0.0, "update": 0.0}
 
     def _autocast(self):
@@ -228,11 +244,41 @@ class PPO:
             adv[t] = last
         return adv, adv + B.values[:-1]
 
+    def ent_coef_now(self) -> float:
+        """The entropy coefficient at ``progress`` (the schedule, or ``ent_coef``)."""
+        s = self.s
+        if s.ent_coef_final < 0:
+            return s.ent_coef
+        return s.ent_coef + (s.ent_coef_final - s.ent_coef) * min(max(self.progress, 0.0), 1.0)
+
+    def _reset_magnet(self) -> None:
+        import copy
+
+        if self.s.magnet_coef > 0 and self.s.magnet_every > 0 \
+                and (self.magnet is None or self.n_updates // self.s.n_epochs
+                     % self.s.magnet_every == 0):
+            self.magnet = copy.deepcopy(self.net).eval().requires_grad_(False)
+
+    def _magnet_kl(self, logp_all, obs, masks):
+        """KL(pi || magnet) per row, over the legal actions."""
+        import torch
+
+        pi = logp_all.exp()
+        if self.magnet is None:  # uniform over the legal actions
+            log_mu = -torch.log(masks.sum(1, keepdim=True).float())
+        else:
+            with torch.no_grad(), self._autocast():
+                mu_logits = self.magnet(obs)[0]
+            log_mu = torch.log_softmax(masked_logits(mu_logits.float(), masks), dim=1)
+        return (pi * torch.where(masks, logp_all - log_mu, torch.zeros_like(logp_all))).sum(1)
+
     def update(self) -> dict[str, float]:
         """``n_epochs`` passes of minibatch PPO over the buffer; returns loss statistics."""
         import torch
 
         t0 = time.perf_counter()
+        self._reset_magnet()
+        ent_coef = self.ent_coef_now()
         B, s = self.buffer, self.s
         adv, returns = self.advantages()
         T, N = s.n_steps, s.n_envs
@@ -240,7 +286,10 @@ class PPO:
         obs, masks = B.obs[:T].reshape(T * N, -1).to(dev), B.masks[:T].reshape(T * N, -1).to(dev)
         actions, old_logp = B.actions.reshape(-1).to(dev), B.logp.reshape(-1).to(dev)
         adv, returns = adv.reshape(-1).to(dev), returns.reshape(-1).to(dev)
-        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0}
+        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0,
+                 "approx_kl": 0.0}
+        if s.magnet_coef > 0:
+            stats["magnet_kl"] = 0.0
         n = 0
         for _ in range(s.n_epochs):
             order = torch.randperm(T * N, generator=self.generator).to(dev)
@@ -260,7 +309,11 @@ class PPO:
                 policy_loss = -torch.min(a * ratio, a * clipped).mean()
                 value_loss = torch.nn.functional.mse_loss(returns[idx], values.float()[:, 0])
                 entropy_loss = -entropy.mean()
-                loss = policy_loss + s.ent_coef * entropy_loss + s.vf_coef * value_loss
+                loss = policy_loss + ent_coef * entropy_loss + s.vf_coef * value_loss
+                if s.magnet_coef > 0:
+                    magnet_kl = self._magnet_kl(logp_all, obs[idx], masks[idx]).mean()
+                    loss = loss + s.magnet_coef * magnet_kl
+                    stats["magnet_kl"] += float(magnet_kl.detach())
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), s.max_grad_norm)
@@ -269,11 +322,14 @@ class PPO:
                 stats["value_loss"] += float(value_loss.detach())
                 stats["entropy"] += float(-entropy_loss.detach())
                 stats["clip_fraction"] += float(((ratio - 1).abs() > s.clip_range).float().mean())
+                with torch.no_grad():  # sb3's estimator of KL(old || new)
+                    log_ratio = logp.detach() - old_logp[idx]
+                    stats["approx_kl"] += float(((log_ratio.exp() - 1) - log_ratio).mean())
                 n += 1
         self.n_updates += s.n_epochs
         B.carry_over()
         self.seconds["update"] += time.perf_counter() - t0
-        return {k: v / n for k, v in stats.items()}
+        return {**{k: v / n for k, v in stats.items()}, "ent_coef": ent_coef}
 
     def predict(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The most probable legal action of every row (deterministic play)."""

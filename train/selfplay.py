@@ -487,6 +487,7 @@ class Trainer:
         while m.num_timesteps < c.timesteps:
             t0 = time.perf_counter()
             m.collect(self.env, on_episodes)
+            m.progress = m.num_timesteps / c.timesteps  # (the entropy schedule)
             losses = m.update()
             self.train_seconds += time.perf_counter() - t0
             self._steps_this_session = m.num_timesteps - start_steps
