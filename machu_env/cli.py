@@ -367,7 +367,8 @@ def train(
                                "cpu, cuda..."),
     precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast; CPUs with bfloat16 "
                                   "arithmetic)"),
-    threads: int = typer.Option(0, min=0, max=256, help="torch threads (0: torch's default)"),
+    threads: int = typer.Option(0, min=0, max=256, help="torch and numba threads (0: their "
+                                "defaults)"),
     league: bool = typer.Option(False, help="league training: exploiters of the main agent "
                                 "join the pool (train/selfplay.py)"),
     exploiter_every: int = typer.Option(2_000_000, min=1, help="league: main steps between "
@@ -426,7 +427,8 @@ def exploit(
     out: Path = typer.Option(None, help="folder for curve.csv/png, summary.json and the "
                              "exploiter's agent file"),
     precision: str = typer.Option("fp32", help="fp32 or bf16"),
-    threads: int = typer.Option(0, min=0, max=256, help="torch threads (0: torch's default)"),
+    threads: int = typer.Option(0, min=0, max=256, help="torch and numba threads (0: their "
+                                "defaults)"),
     n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
     n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
     batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
@@ -459,10 +461,9 @@ def exploit(
         settings.check()
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
-    if threads:
-        import torch
+    from machu_env.train.ppo import set_threads
 
-        torch.set_num_threads(threads)
+    set_threads(threads)
     try:
         at = tuple(int(x) for x in eval_at.split(",") if x.strip())
     except ValueError:

@@ -94,6 +94,19 @@ class PPOSettings:
         return PPOSettings(**{f.name: getattr(self, f.name) for f in fields(PPOSettings)})
 
 
+def set_threads(threads: int) -> None:
+    """Use ``threads`` threads for torch and for the engine's numba kernels (0: leave both at
+    their defaults). Two processes on a 2-core machine, each with numba's default of one
+    thread per core, trained 7x slower than with one thread each (2026-11-24)."""
+    if not threads:
+        return
+    import numba
+    import torch
+
+    torch.set_num_threads(threads)
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+
+
 def net_config(layers: list[int], activation: str = "tanh") -> dict[str, Any]:
     return {"obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "pi": list(layers),
             "vf": list(layers), "activation": activation}

@@ -35,7 +35,8 @@ agent such as ``ppo-2p-v1``, or ``policy:<file>``/a ``.safetensors`` path) inste
 weights: a league run can build on an earlier agent.
 
 Speed settings: ``--precision bf16`` (autocast, where the CPU has bfloat16 arithmetic) and
-``--threads`` (torch's intra-op threads; 0 keeps torch's default).
+``--threads`` (torch's intra-op threads and the engine's numba threads; 0 keeps the defaults:
+with two runs side by side on 2 cores, give each ``--threads 1``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ from machu_env.rewards import check_reward_mode
 from .bank import PolicyBank
 from .evaluate import win_share
 from .pool_env import PoolVecEnv, parse_pool
-from .ppo import MAX_THREADS, PPO, PPOSettings, bf16_supported, net_config, new_net
+from .ppo import MAX_THREADS, PPO, PPOSettings, bf16_supported, net_config, new_net, set_threads
 
 EVAL_OPPONENTS = ("random", "builder", "gold")
 
@@ -210,8 +211,7 @@ class Trainer:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"cannot create the run folder {self.out}: {e.strerror}") from None
-        if c.threads:
-            torch.set_num_threads(c.threads)
+        set_threads(c.threads)
         self.verbose = verbose
         self.history: list[dict[str, Any]] = []
         self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)

@@ -4,8 +4,10 @@
 # `machu exploit` trains a warm-started exploiter for PROBE steps against the run's final policy
 # (played as shipped: argmax) and plays 2,000 evaluation games, seats rotated.
 #   bash train/sweeps/regularised.sh OUT "0 1"      # tuning seeds
-# Two lanes run side by side (one torch thread each: the 2-core machine).
+# Two lanes run side by side, one thread each (torch and numba: with numba's default of one
+# thread per core, two processes on 2 cores ran 7x slower, 2026-11-24).
 set -euo pipefail
+export NUMBA_NUM_THREADS=1
 out=${1:-runs/sweep}; seeds=${2:-"0 1"}
 STEPS=${STEPS:-1500000}; PROBE=${PROBE:-1500000}
 declare -A SETTINGS=(
@@ -16,10 +18,12 @@ declare -A SETTINGS=(
 )
 one() {  # name seed
   local name=$1 seed=$2 run="$out/$1_s$2"
+  local resume=""
+  if [ -f "$run/latest.safetensors" ]; then resume="--resume"; fi
   if [ ! -f "$run/summary.json" ]; then
-    machu train --players 2 --init ppo-2p --timesteps "$STEPS" --seed "$seed" --threads 1 \
+    machu train $resume --players 2 --init ppo-2p --timesteps "$STEPS" --seed "$seed" --threads 1 \
       --pool random:0.05,builder:0.15,gold:0.3,self:0.5 --snapshot-every 500000 \
-      --eval-every 500000 --eval-games 200 ${SETTINGS[$name]} --out "$run" > "$run.log" 2>&1
+      --eval-every 500000 --eval-games 200 ${SETTINGS[$name]} --out "$run" >> "$run.log" 2>&1
   fi
   if [ ! -f "$run/probe/summary.json" ]; then
     machu exploit --agent "policy:$run/latest.safetensors" --players 2 --steps "$PROBE" \
