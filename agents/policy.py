@@ -61,6 +61,7 @@ class PolicyAgent:
 
     @property
     def is_population(self) -> bool:
+        """Whether the file holds several policies (one is drawn per game)."""
         return len(self.members) > 1
 
     @property
@@ -70,10 +71,12 @@ class PolicyAgent:
 
     @property
     def temperature(self) -> float:
+        """The play temperature of the member playing now (0: argmax)."""
         return self.members[max(self._member, 0)][1]
 
     @property
     def deterministic(self) -> bool:
+        """Whether the member playing now takes its most probable legal action."""
         return self.temperature == 0
 
     def new_game(self) -> None:
@@ -104,6 +107,7 @@ class PolicyAgent:
                                      temperature)[0].cpu().numpy()
 
     def act(self, game: Game) -> int:
+        """The action id for the deciding player of ``game``, played as the file says."""
         net, temperature, _ = self._current(game)
         if temperature == 0:
             probs = self._probabilities(net, game)

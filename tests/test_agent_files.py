@@ -127,5 +127,5 @@ def test_finite_but_huge_weights_and_huge_metadata_numbers_are_refused_naming_th
         make_agent(f"policy:{path}")
     path = tmp_path / "digits.safetensors"  # a 5,000-digit int in the info metadata
     save_file(tensors, str(path), metadata={**meta, "info": '{"steps": ' + "9" * 5000 + "}"})
-    with pytest.raises(ValueError, match=f"{path}: malformed config or info"):
+    with pytest.raises(ValueError, match=f"{path}: malformed info metadata"):
         make_agent(f"policy:{path}")
