@@ -19,7 +19,8 @@ def _register() -> None:
     import gymnasium
 
     if "MachuPicchu-v0" not in gymnasium.registry:
-        gymnasium.register(id="MachuPicchu-v0", entry_point="machu_env.gym_env:MachuPicchuGymEnv")
+        gymnasium.register(id="MachuPicchu-v0", entry_point="machu_env.gym_env:MachuPicchuGymEnv",
+                           vector_entry_point="machu_env.vector:make_vector_env")
 
 
 _register()

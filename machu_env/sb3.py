@@ -1,4 +1,6 @@
 """A Stable-Baselines3 ``VecEnv`` over the batch engine: the fastest way to train on this game.
+(Without SB3 installed the class still works, on a minimal base: the batch core of the
+Gymnasium ``VectorEnv``, ``machu_env.vector``.)
 
 The learner holds one seat per game (fixed, or drawn for each new game); the other seats are
 played inside the batch: by uniformly random legal actions in compiled code (default), or by a
@@ -18,7 +20,21 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+try:
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+except ImportError:  # the core install (SB3 is the train extra): the batch core still works,
+    class VecEnv:  # under the Gymnasium VectorEnv (machu_env.vector)
+        """The part of SB3's ``VecEnv`` interface the batch envs rely on."""
+
+        def __init__(self, num_envs: int, observation_space, action_space) -> None:
+            self.num_envs = num_envs
+            self.observation_space = observation_space
+            self.action_space = action_space
+
+        def step(self, actions):
+            self.step_async(actions)
+            return self.step_wait()
 
 from . import layout as L
 from .actions import NUM_ACTIONS

@@ -22,6 +22,7 @@ from machu_env.actions import NUM_ACTIONS
 from machu_env.checks import check_int
 from machu_env.engine import batch as K
 from machu_env.engine.observation import OBS_SIZE
+from machu_env.game import DEFAULT_MAX_DECISIONS
 from machu_env.sb3 import MachuPicchuVecEnv
 
 from . import opponents as O
@@ -98,13 +99,16 @@ class PoolVecEnv(MachuPicchuVecEnv):
             sharing the ``self`` weight equally); missing members weigh 0.
         max_learner_steps: a game in which the learner has decided this many times ends as
             truncated with reward 0 (two policies that never stay would play for ever).
+        max_decisions: so does a game of this many decisions (all players').
     """
 
     def __init__(self, num_envs: int, num_players: int = 2, seed: int = 0,
                  pool: Mapping[str, float] | str = "gold:1", learner_seat: int | None = None,
                  reward: str = "win", learning_game: bool = False,
-                 max_learner_steps: int = 1000) -> None:
-        super().__init__(num_envs, num_players, seed, learner_seat, None, reward, learning_game)
+                 max_learner_steps: int = 1000,
+                 max_decisions: int = DEFAULT_MAX_DECISIONS) -> None:
+        super().__init__(num_envs, num_players, seed, learner_seat, None, reward, learning_game,
+                         max_decisions)
         self.pool = parse_pool(pool) if isinstance(pool, str) else check_pool(pool)
         self.max_learner_steps = check_int("max_learner_steps", max_learner_steps, 1, None)
         self.snapshots: list[BatchPolicy] = []
@@ -213,7 +217,9 @@ class PoolVecEnv(MachuPicchuVecEnv):
         ended = np.flatnonzero(self._counts == 0)
         O.finish_games(self.states, self.seats, ended, self._scratch, self._score_rows,
                        self.mode, rewards, self._terminal, self._won)
-        cut = np.flatnonzero((self._counts > 0) & (self._learner_steps >= self.max_learner_steps))
+        cut = np.flatnonzero((self._counts > 0) & ((self._learner_steps >= self.max_learner_steps)
+                                                   | (self.states[:, L.DECISIONS]
+                                                      >= self.max_decisions)))
         if cut.size:
             K.observe_seats(self.states[cut], self.seats[cut], self._terminal[cut])
         done_idx = np.concatenate([ended, cut])

@@ -153,6 +153,14 @@ def step_some(states, bufs, counts, idx, actions):
         counts[i] = step(states[i], actions[j], bufs[i])
 
 
+@njit(cache=True, parallel=True)
+def random_legal(bufs, counts, rngs, out):
+    """A uniformly random legal action id of every game into ``out`` (``rngs``: one stream per
+    game, not the games' own: sampling actions changes no game)."""
+    for i in prange(bufs.shape[0]):
+        out[i] = bufs[i, below(rngs, i, counts[i])] if counts[i] > 0 else 0
+
+
 def seed_streams(seed: int, n: int, stream: int = 0) -> np.ndarray:
     """One generator state per game: ``n`` independent 64-bit draws of PCG64 seeded by numpy's
     ``SeedSequence(seed, spawn_key=(stream,))`` (``stream`` numbers the resets of a VecEnv).

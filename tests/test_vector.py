@@ -1,0 +1,113 @@
+"""The Gymnasium VectorEnv on the batch engine (issue #28, item 1):
+``gym.make_vec("MachuPicchu-v0", num_envs=N)``."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import machu_env  # noqa: F401  (registers MachuPicchu-v0)
+from machu_env.errors import ResetNeeded
+from machu_env.vector import MachuPicchuVectorEnv
+
+
+def test_make_vec_builds_the_batch_env_with_gymnasiums_conventions():
+    envs = gym.make_vec("MachuPicchu-v0", num_envs=6, num_players=3, opponents="gold:1")
+    assert isinstance(envs, MachuPicchuVectorEnv)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert envs.single_action_space == gym.spaces.Discrete(157)
+    obs, infos = envs.reset(seed=3)
+    assert obs.shape == (6, 377) and obs.dtype == np.float32
+    assert envs.observation_space.contains(obs)
+    assert infos["action_mask"].shape == (6, 157) and infos["action_mask"].any(1).all()
+
+
+def test_games_end_restart_in_the_same_step_and_report_their_last_observation():
+    envs = MachuPicchuVectorEnv(num_envs=4, num_players=2, opponents="random:1")
+    obs, infos = envs.reset(seed=0)
+    ended, rewards_seen = 0, set()
+    for _ in range(600):
+        mask = infos["action_mask"]
+        actions = envs.random_actions()
+        assert mask[np.arange(4), actions].all()  # legal for the step they are given to
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        done = terminated | truncated
+        rewards_seen |= set(rewards[done].tolist())
+        assert (rewards[~done] == 0).all()
+        if done.any():
+            assert infos["_final_obs"].tolist() == done.tolist()
+            for i in np.flatnonzero(done):
+                assert infos["final_obs"][i].shape == (377,)
+                assert not np.array_equal(infos["final_obs"][i], obs[i])  # a new game's first
+            assert all(infos["final_obs"][i] is None for i in np.flatnonzero(~done))
+            won = infos["final_info"]["won"]
+            assert (rewards[done & won] == 1).all() and (rewards[terminated & ~won] == -1).all()
+            ended += int(done.sum())
+    assert ended >= 4 and rewards_seen <= {-1.0, 1.0, 0.0}
+
+
+def test_the_same_seed_gives_the_same_games_and_another_seed_others():
+    def run(seed):
+        envs = MachuPicchuVectorEnv(num_envs=3, num_players=3, opponents="builder:1,gold:1")
+        obs, _ = envs.reset(seed=seed)
+        trace = [obs.copy()]
+        for _ in range(50):
+            obs, r, *_ = envs.step(envs.random_actions())
+            trace.append(obs.copy())
+        return np.array(trace)
+
+    assert np.array_equal(run(5), run(5)) and not np.array_equal(run(5), run(6))
+
+
+def test_games_that_run_too_long_end_truncated():
+    envs = MachuPicchuVectorEnv(num_envs=3, num_players=2, max_decisions=20)
+    envs.reset(seed=1)
+    truncated_any = False
+    for _ in range(30):
+        obs, rewards, terminated, truncated, infos = envs.step(envs.random_actions())
+        assert (rewards[truncated] == 0).all()
+        truncated_any |= truncated.any()
+    assert truncated_any
+
+
+def test_bad_input_is_refused_naming_what_is_allowed_and_changes_nothing():
+    envs = MachuPicchuVectorEnv(num_envs=3, num_players=2)
+    with pytest.raises(ResetNeeded, match="reset"):
+        envs.step(np.zeros(3, dtype=int))
+    obs, infos = envs.reset(seed=2)
+    illegal = np.array([np.flatnonzero(~m)[0] for m in infos["action_mask"]])
+    for bad, message in ((illegal, "legal"), (np.zeros(2, dtype=int), "3"),
+                         (np.full(3, 999), "0..156"), (np.full(3, 0.5), "int"),
+                         ("abc", "shape \\(3,\\)")):
+        with pytest.raises(ValueError, match=message):
+            envs.step(bad)
+        assert np.array_equal(envs._observe(), obs)  # nothing changed
+    for options, message in (({"num_envs": 0}, "num_envs"), ({"num_players": 6}, "num_players"),
+                             ({"opponents": "chess:1"}, "chess"),
+                             ({"opponents": ["gold"]}, "pool string"),
+                             ({"reward": "money"}, "reward"),
+                             ({"max_decisions": 0}, "max_decisions"),
+                             ({"render_mode": "human"}, "render")):
+        with pytest.raises(ValueError, match=message):
+            gym.make_vec("MachuPicchu-v0", **{"num_envs": 2, **options})
+    with pytest.raises(ValueError, match="one int"):
+        envs.reset(seed=[1, 2, 3])
+    with pytest.raises(ValueError, match="options"):
+        envs.reset(options={"x": 1})
+
+
+def test_opponent_policies_are_asked_in_one_batch():
+    calls = []
+
+    def first_legal(obs, masks):
+        calls.append(obs.shape[0])
+        return masks.argmax(1)
+
+    envs = MachuPicchuVectorEnv(num_envs=5, num_players=3, opponents="self:1")
+    envs.set_opponent_policies([first_legal])
+    envs.reset(seed=0)
+    for _ in range(10):
+        envs.step(envs.random_actions())
+    assert calls and max(calls) > 1  # several games' decisions per call
