@@ -19,6 +19,12 @@ tour() {  # name players agents: one tournament of every shipped agent for a pla
       --no-progress --out "$out/$1" > "$out/$1.log" 2>&1
   fi
 }
+# the frozen exploiter of ppo-2p (train/sweeps/population_2p.sh, step 1) against search:ppo-2p
+if [ ! -f "$out/exploiter_vs_search/summary.json" ]; then
+  machu tournament --agents policy:runs/pop2p/ref_probe/exploiter.safetensors,search:ppo-2p \
+    --players 2 --games 100 --seed 0 --workers 1 --mcts-iterations 64 --mcts-seconds 1 \
+    --no-progress --out "$out/exploiter_vs_search" > "$out/exploiter_vs_search.log" 2>&1
+fi
 tour tournament_4p 4 ppo-4p,ppo-3p,gold,builder,random
 tour tournament_5p 5 ppo-5p,ppo-4p,ppo-3p,gold,builder,random
 probe ppo4p ppo-4p 4 --steps 1500000
