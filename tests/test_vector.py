@@ -111,3 +111,30 @@ def test_opponent_policies_are_asked_in_one_batch():
     for _ in range(10):
         envs.step(envs.random_actions())
     assert calls and max(calls) > 1  # several games' decisions per call
+
+
+def test_the_single_file_ppo_example_trains_and_saves_an_agent_file(tmp_path):
+    """examples/ppo_vector.py, a tiny run: it trains on the vector env, evaluates, and writes
+    an agent file that plays as ``policy:<file>``."""
+    import importlib.util
+    from pathlib import Path
+
+    pytest.importorskip("torch")
+    from machu_env import Game
+    from machu_env.agents import make_agent
+
+    path = Path(__file__).parents[1] / "examples" / "ppo_vector.py"
+    spec = importlib.util.spec_from_file_location("ppo_vector", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out = tmp_path / "agent.safetensors"
+    args = example.parse_args(["--num-envs", "16", "--rollout", "32", "--minibatch", "128",
+                               "--total-steps", "2048", "--eval-every", "1024",
+                               "--eval-games", "10", "--hidden", "16", "--save", str(out)])
+    summary = example.train(args)
+    assert summary["steps"] == 2048 and len(summary["history"]) == 2
+    assert all(0 <= h["win_share"] <= 1 for h in summary["history"])
+    agent = make_agent(f"policy:{out}", seed=0)
+    game = Game(2, seed=1)
+    for _ in range(20):
+        game.play(agent.act(game))  # play() raises on an illegal action
