@@ -321,6 +321,12 @@ def serve(
     except OSError as e:
         raise typer.BadParameter(f"cannot listen on {host}:{port}: {e.strerror}",
                                  param_hint="--host/--port") from None
+    from machu_env.web import warm_up
+
+    with console.status("warming the engine (the first start after an install compiles it; "
+                        "later starts read numba's cache)"):
+        seconds = warm_up()
+    console.print(f"engine ready in {seconds:.1f} s")
     console.print(f"machu-env web app on http://{host}:{port} (Ctrl+C stops it)")
     try:
         run_server(host, port, allowed_host, agents_dir)

@@ -297,3 +297,25 @@ def test_a_record_download_waiting_for_a_game_does_not_freeze_the_server():
         assert client.get("/api/agents").status_code == 200
         assert time.perf_counter() - t < 2.0  # not the 4 s the lock is held
         waiting.join()
+
+
+def test_machu_serve_warms_the_engine_before_it_listens(monkeypatch):
+    """The first client does not wait for numba: ``machu serve`` plays a game, draws a board and
+    writes a record before it serves (issue #27, item 9)."""
+    from typer.testing import CliRunner
+
+    import machu_env.web as web
+    from machu_env.cli import app
+
+    order = []
+    monkeypatch.setattr(web, "warm_up", lambda: order.append("warm") or 0.25)
+    monkeypatch.setattr(web, "serve", lambda *a, **k: order.append("serve"))
+    r = CliRunner().invoke(app, ["serve", "--port", "8765"])
+    assert r.exit_code == 0, r.output
+    assert order == ["warm", "serve"] and "engine ready in 0.2 s" in r.output
+
+
+def test_warm_up_runs_what_a_game_in_the_app_needs():
+    from machu_env.web import warm_up
+
+    assert 0 < warm_up() < 600

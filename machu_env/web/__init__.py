@@ -444,6 +444,24 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
     return app
 
 
+def warm_up() -> float:
+    """Compile (on a fresh install) or load from numba's cache everything a game in the app
+    needs — a whole game of random moves, the observation, the board SVG, the scores, the
+    record — so that the first client does not wait for it; returns the seconds it took."""
+    import random
+
+    t0 = time.perf_counter()
+    game = Game(2, seed=0)
+    rng = random.Random(0)
+    while not game.is_over and len(game.history) < 400:
+        game.play(rng.choice(game.legal_action_ids()))
+    game.observation(0)
+    board_svg(game, 0)
+    game.scores()
+    game_record(game)
+    return time.perf_counter() - t0
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, allowed_hosts: Sequence[str] = (),
           agents_dir: str | Path | None = None) -> None:
     """Run the app with uvicorn (blocking) on ``host``: it answers the local names, ``host``
