@@ -63,23 +63,30 @@ GAME_NAME = "python_machu_picchu"
 HISTORY_LIMIT = 1000  # decisions kept in the information-state tensor
 HIDDEN_ACTION = NUM_ACTIONS  # another player's summit return, in the tensor
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="The Princes of Machu Picchu (machu-env)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=5,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification={"players": 2, "learning_game": False, "reward": "win",
-                             "max_decisions": DEFAULT_MAX_DECISIONS},
-)
+def _game_type(utility=pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:
+    """The game's type; ``utility``: ZERO_SUM for the ``score`` reward (a player's score minus
+    the others' mean sums to 0), GENERAL_SUM for ``win`` and ``rank`` (a shared win gives +1 to
+    each winner; tied ranks share the better one)."""
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="The Princes of Machu Picchu (machu-env)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=5,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={"players": 2, "learning_game": False, "reward": "win",
+                                 "max_decisions": DEFAULT_MAX_DECISIONS},
+    )
+
+
+_GAME_TYPE = _game_type()
 
 
 class MachuPicchuGame(pyspiel.Game):
@@ -96,12 +103,15 @@ class MachuPicchuGame(pyspiel.Game):
         if self.max_decisions < 1:
             raise ValueError(f"max_decisions must be >= 1, got {self.max_decisions}")
         self.learning_game = bool(params.get("learning_game", False))
-        bound = 4.0 if self.reward == "score" else 1.0
+        zero_sum = self.reward == "score"
+        bound = 4.0 if zero_sum else 1.0
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=NUM_CARDS,
             num_players=players, min_utility=-bound, max_utility=bound,
+            utility_sum=0.0 if zero_sum else None,
             max_game_length=1 + NUM_CARDS + self.max_decisions)
-        super().__init__(_GAME_TYPE, info, params)
+        super().__init__(_game_type(pyspiel.GameType.Utility.ZERO_SUM) if zero_sum
+                         else _GAME_TYPE, info, params)
         self.players = players
 
     def new_initial_state(self) -> MachuPicchuState:

@@ -182,3 +182,25 @@ def test_resampling_keeps_the_cards_the_player_returned_and_is_a_real_game():
                     == world.information_state_string(q))
         changed += world_order != order
     assert changed > 90
+
+
+def test_the_game_type_says_zero_sum_exactly_for_the_score_reward():
+    """issue #28, item 4: ``score`` (own score minus the others' mean) is zero-sum; ``win`` and
+    ``rank`` are not (a shared win is +1 for each winner)."""
+    import random
+
+    for reward, utility in (("win", pyspiel.GameType.Utility.GENERAL_SUM),
+                            ("rank", pyspiel.GameType.Utility.GENERAL_SUM),
+                            ("score", pyspiel.GameType.Utility.ZERO_SUM)):
+        game = pyspiel.load_game("python_machu_picchu", {"reward": reward, "players": 3})
+        assert game.get_type().utility == utility
+    rng = random.Random(0)
+    for _ in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, probs)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        assert abs(sum(state.returns())) < 1e-9 and game.utility_sum() == 0.0
