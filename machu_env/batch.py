@@ -14,7 +14,7 @@ import numpy as np
 
 from . import layout as L
 from .actions import NUM_ACTIONS
-from .checks import check_bool, check_int, check_seed
+from .checks import MAX_ENVS, check_bool, check_int, check_seed
 from .engine import batch as K
 from .engine.observation import OBS_SIZE
 from .game import Game
@@ -34,7 +34,7 @@ class BatchEngine:
 
     def __init__(self, num_envs: int, num_players: int, seed: int = 0, *, reward: str = "win",
                  learning_game: bool = False, **game_options: Any) -> None:
-        self.num_envs = check_int("num_envs", num_envs, 1, None)
+        self.num_envs = check_int("num_envs", num_envs, 1, MAX_ENVS)
         self.num_players = check_int("num_players", num_players, 2, 5)
         check_seed("seed", seed)
         if game_options:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 MAX_SEED = 2**64 - 1  # the generator's state is 64 bits: larger seeds would alias
+MAX_ENVS = 2**20  # games in one batch (about 6 KB of buffers each: some 6 GB at the most)
 GAME_OPTIONS = ("start_player", "hands", "deck", "learning_game")
 
 

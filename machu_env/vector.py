@@ -44,7 +44,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from .actions import NUM_ACTIONS
-from .checks import check_int, check_seed
+from .checks import MAX_ENVS, check_int, check_seed
 from .engine import batch as K
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import ResetNeeded
@@ -176,5 +176,5 @@ class MachuPicchuVectorEnv(VectorEnv):
 
 def make_vector_env(num_envs: int = 64, **kwargs: Any) -> MachuPicchuVectorEnv:
     """``gym.make_vec``'s vector entry point for ``MachuPicchu-v0``."""
-    check_int("num_envs", num_envs, 1, None)
+    check_int("num_envs", num_envs, 1, MAX_ENVS)
     return MachuPicchuVectorEnv(num_envs=num_envs, **kwargs)

@@ -130,6 +130,34 @@ def test_vecenv_options(options):
         assert str(e)
 
 
+@SETTINGS
+@given(bad=arrays, options=st.dictionaries(
+    st.sampled_from(["num_envs", "num_players", "opponents", "learner_seat", "reward",
+                     "learning_game", "max_decisions", "seed", "colour"]), json_values,
+    max_size=3))
+def test_gymnasium_vector_env(bad, options):
+    """The Gymnasium VectorEnv: hostile actions change no game; hostile options are refused
+    with a message (TypeError: an unknown keyword, named by Python)."""
+    import gymnasium as gym
+
+    from machu_env.vector import MachuPicchuVectorEnv
+
+    try:
+        gym.make_vec("MachuPicchu-v0", **{"num_envs": 2, **options})
+    except (ValueError, TypeError) as e:
+        assert str(e)
+    env = MachuPicchuVectorEnv(4, 2, seed=1)
+    env.reset()
+    before = env._core.states.copy()
+    masks = env.action_masks()
+    if isinstance(bad, np.ndarray) and bad.shape == (4,) and bad.dtype.kind in "iu" \
+            and all(0 <= bad[i] < masks.shape[1] and masks[i, bad[i]] for i in range(4)):
+        return
+    with pytest.raises(ValueError):
+        env.step(bad)
+    assert np.array_equal(env._core.states, before)
+
+
 # --- envs ----------------------------------------------------------------------------------------
 @SETTINGS
 @given(action=actions)

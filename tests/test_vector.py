@@ -84,7 +84,8 @@ def test_bad_input_is_refused_naming_what_is_allowed_and_changes_nothing():
         with pytest.raises(ValueError, match=message):
             envs.step(bad)
         assert np.array_equal(envs._observe(), obs)  # nothing changed
-    for options, message in (({"num_envs": 0}, "num_envs"), ({"num_players": 6}, "num_players"),
+    for options, message in (({"num_envs": 0}, "num_envs"), ({"num_envs": 2**21}, "1048576"),
+                             ({"num_players": 6}, "num_players"),
                              ({"opponents": "chess:1"}, "chess"),
                              ({"opponents": ["gold"]}, "pool string"),
                              ({"reward": "money"}, "reward"),
