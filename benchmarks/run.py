@@ -129,6 +129,23 @@ def vecenv_loop(venv, secs: float, masks) -> float:
     return _timed(one, secs)
 
 
+def vector_loop(secs: float, num_envs: int = 4096) -> float:
+    """Learner steps per second of the Gymnasium VectorEnv (``gym.make_vec``): random legal
+    learner actions from its compiled sampler, random opponents inside the batch."""
+    import gymnasium as gym
+
+    envs = gym.make_vec("MachuPicchu-v0", num_envs=num_envs, num_players=PLAYERS,
+                        opponents="random:1")
+    envs.reset(seed=0)
+
+    def one() -> int:
+        envs.step(envs.random_actions())
+        return num_envs
+
+    one()
+    return _timed(one, secs)
+
+
 def openspiel_loop(name: str, secs: float) -> float:
     import pyspiel
 
@@ -193,6 +210,7 @@ def main(argv: list[str] | None = None) -> None:
     add("(c) PettingZoo AEC env", aec_loop(lambda: machu_env.env(num_players=PLAYERS), secs))
     add("(d) Gymnasium env", gym_loop(secs), "all seats' decisions")
     add("    Game.play (scripting API)", game_play_rate(int(20_000 * secs)))
+    add("(f) Gymnasium VectorEnv (gym.make_vec), N=4096", vector_loop(secs), "learner steps")
     try:
         from stable_baselines3.common.vec_env import DummyVecEnv
 
