@@ -31,7 +31,7 @@ def server():
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "machu_env.cli", "serve", "--port",
                              str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    deadline = time.time() + 60
+    deadline = time.time() + 180  # (machu serve warms the engine before it listens)
     while time.time() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -179,3 +179,20 @@ fetch("{server}api/games/{gid}/play", {{method: "POST", mode: "no-cors",
     finally:
         evil.shutdown()
     assert urllib.request.urlopen(f"{server}api/games/{gid}").read() == before
+
+
+def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(server, browser):
+    """390 px wide (issue #27, item 8): the board and the actions stack, nothing overflows; the
+    status is an aria-live region and the board has a label."""
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(390, 844)
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    browser.find_element(By.ID, "start").click()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    width = browser.execute_script("return document.documentElement.scrollWidth")
+    inner = browser.execute_script("return window.innerWidth")
+    assert width <= inner, (width, inner)
+    assert browser.find_element(By.ID, "status").get_attribute("aria-live") == "polite"
+    assert browser.find_element(By.ID, "board").get_attribute("aria-label")
