@@ -196,3 +196,22 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
     assert width <= inner, (width, inner)
     assert browser.find_element(By.ID, "status").get_attribute("aria-live") == "polite"
     assert browser.find_element(By.ID, "board").get_attribute("aria-label")
+
+
+def test_focus_stays_on_the_moves_after_a_move(server, browser):
+    """Keyboard play (issue #27, item 8): after a move chosen with the keyboard, the focus is on
+    the next decision's first action, not on the page's body."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    browser.find_element(By.ID, "seed").send_keys("5")
+    browser.find_element(By.ID, "start").click()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    before = len(browser.find_elements(By.CSS_SELECTOR, "#history li"))
+    browser.find_elements(By.CSS_SELECTOR, "button.action")[0].send_keys(Keys.ENTER)
+    _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li")) > before)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action:not([disabled])"))
+    focused = browser.switch_to.active_element
+    assert focused.tag_name == "button" and "action" in focused.get_attribute("class")
