@@ -66,7 +66,7 @@ class PolicyAgent:
 
     @property
     def net(self):
-        """The policy network (a single policy; ``None`` for a population: ``member_net``)."""
+        """The policy network (a single policy; ``None`` for a population: see ``members``)."""
         return self.members[0][0] if not self.is_population else None
 
     @property
