@@ -161,16 +161,6 @@ def _json(meta: dict, key: str, default: str, where: str) -> Any:
         raise ValueError(f"{where}: malformed {key} metadata ({e})") from None
 
 
-def is_population(data: bytes) -> bool:
-    """Whether an agent file's bytes hold a population (without checking the rest)."""
-    try:
-        header_len = int.from_bytes(data[:8], "little")
-        header = json.loads(data[8 : 8 + header_len]) if 0 < header_len < len(data) else {}
-        return (header.get("__metadata__") or {}).get("format") == POPULATION_FORMAT
-    except (ValueError, UnicodeDecodeError, RecursionError, AttributeError):
-        return False
-
-
 def parse(data: bytes, where: str = "policy file"):
     """(tensors as torch float32, config, info) of a policy file's bytes; ValueError for
     anything that is not a well-formed machu-env policy."""
