@@ -454,6 +454,15 @@ def exploit(
     except ImportError as e:
         raise typer.BadParameter(f"the probe needs the train extra ({e}): "
                                  "pip install 'machu-env[train]'") from None
+    try:
+        at = tuple(int(x) for x in eval_at.split(",") if x.strip())
+    except ValueError:
+        raise typer.BadParameter(f"give steps as comma-separated integers, like 1500000; got "
+                                 f"{eval_at!r}", param_hint="--eval-at") from None
+    bad = [x for x in at if not 1 <= x <= steps]
+    if bad:
+        raise typer.BadParameter(f"eval_at must be an int in 1..{steps} (within --steps), got "
+                                 f"{bad[0]}", param_hint="--eval-at")
     if out is not None:
         refuse_inputs_inside(out, agent_files([agent]), "--out")
         output_folder(out, "--out")
@@ -470,11 +479,6 @@ def exploit(
     from machu_env.train.ppo import set_threads
 
     set_threads(threads)
-    try:
-        at = tuple(int(x) for x in eval_at.split(",") if x.strip())
-    except ValueError:
-        raise typer.BadParameter(f"give steps as comma-separated integers, like 1500000; got "
-                                 f"{eval_at!r}", param_hint="--eval-at") from None
     try:
         summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
                               settings, trust_pickle=trust_pickle, ray=ray, workers=workers,

@@ -268,3 +268,23 @@ def test_the_probe_reports_margins_with_rotated_seats():
     assert won.shape == margin.shape == (9,)
     assert set(won.tolist()) <= {0, 1} and margin.mean() < 0  # random play loses to gold
     assert (margin[won == 1] > -1e-9).all()  # a winner scores at least the others' mean
+
+
+def test_the_probes_new_options_are_checked_before_any_training(tmp_path):
+    from typer.testing import CliRunner
+
+    from machu_env.cli import app
+
+    for args, message in ((["--eval-at", "abc"], "comma-separated integers"),
+                          (["--eval-at", "99999999"], "eval_at"),
+                          (["--eval-at", "0"], "eval_at")):
+        r = CliRunner().invoke(app, ["exploit", "--agent", "gold", "--steps", "1000",
+                                     "--out", str(tmp_path / "p"), *args])
+        assert r.exit_code != 0 and message in " ".join(r.output.split()), r.output
+        assert not (tmp_path / "p").exists()  # refused before anything was written
+    with pytest.raises(ValueError, match="not both"):
+        PolicyAgent(shipped_policies()["ppo-2p"], deterministic=True, temperature=1.0)
+    with pytest.raises(ValueError, match="deterministic"):
+        PolicyAgent(shipped_policies()["ppo-2p"], deterministic="yes")
+    with pytest.raises(ValueError, match="temperature"):
+        PolicyAgent(shipped_policies()["ppo-2p"], temperature=-1)
