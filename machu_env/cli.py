@@ -502,11 +502,18 @@ def population(
                                      "are dropped (the rest renormalised)"),
     trust_pickle: bool = typer.Option(False, help="allow sb3 .zip members (runs pickled "
                                       "code)"),
+    psro: int = typer.Option(0, min=0, max=15, help="PSRO: this many times, train a best "
+                             "response to the mixture and add it (0: none)"),
+    psro_steps: int = typer.Option(1_000_000, min=1, max=10**10, help="PSRO: training steps "
+                                   "of each best response"),
+    threads: int = typer.Option(0, min=0, max=256, help="with --psro: torch and numba threads "
+                                "(0: their defaults)"),
 ) -> None:
     """Nash mixture of a population: measure the members' payoff matrix, solve it, write one
-    agent file that plays them as one agent (train/population.py)."""
+    agent file that plays them as one agent (train/population.py). With --psro, grow the
+    population by best responses first (PSRO); they are kept in OUT's folder <stem>_psro/."""
     try:
-        from machu_env.train.population import build
+        from machu_env.train.population import build, psro as run_psro
     except ImportError as e:
         raise typer.BadParameter(f"populations need the train extra ({e}): "
                                  "pip install 'machu-env[train]'") from None
@@ -519,9 +526,18 @@ def population(
     shipped = shipped_policies()
     refuse_overwrite(out, agent_files(names) + [shipped[n] for n in names if n in shipped],
                      "--out")
+    command = " ".join(["machu", *sys.argv[1:]])
     try:
-        summary = build(names, players, games, out, seed=seed, min_weight=min_weight,
-                        trust_pickle=trust_pickle, command=" ".join(["machu", *sys.argv[1:]]))
+        if psro:
+            from machu_env.train.ppo import set_threads
+
+            set_threads(threads)
+            summary = run_psro(names, players, games, out, psro, psro_steps, seed=seed,
+                               min_weight=min_weight, trust_pickle=trust_pickle,
+                               command=command)
+        else:
+            summary = build(names, players, games, out, seed=seed, min_weight=min_weight,
+                            trust_pickle=trust_pickle, command=command)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(str(e)) from None
     console.print_json(json.dumps(summary))

@@ -202,6 +202,37 @@ def test_machu_population_measures_solves_and_writes_an_agent(tmp_path):
     assert r.exit_code != 0 and "also an input" in r.output
 
 
+def test_psro_grows_the_population_by_best_responses(tmp_path):
+    """--psro: each iteration trains a best response to the mixture, measures it against the
+    mixture and adds it; the payoff matrix grows by one row and column per iteration."""
+    from typer.testing import CliRunner
+
+    from machu_env.cli import app
+
+    out = tmp_path / "pop.safetensors"
+    r = CliRunner().invoke(app, ["population", "--members", "ppo-2p", "--games", "6",
+                                 "--psro", "2", "--psro-steps", "600", "--threads", "1",
+                                 "--out", str(out)])
+    assert r.exit_code == 0, r.output[-2000:]
+    summary = json.loads(r.stdout)
+    assert np.array(summary["win_share"]).shape == (3, 3)
+    assert [h["iteration"] for h in summary["history"]] == [0, 1]
+    assert summary["history"][0]["warm_start"] == "ppo-2p"
+    for h in summary["history"]:
+        assert 0 <= h["br_win_share"] <= 1 and h["ci95"][0] <= h["br_win_share"] <= h["ci95"][1]
+    assert sum(summary["weights"]) == pytest.approx(1)
+    for k in (0, 1):  # each best response is an agent file of its own
+        assert isinstance(make_agent(f"policy:{tmp_path / 'pop_psro' / f'br_{k}.safetensors'}"),
+                          PolicyAgent)
+    assert json.loads((tmp_path / "pop_psro" / "psro.json").read_text())["psro_iterations"] == 2
+    agent = make_agent(f"policy:{out}", seed=0)
+    assert len(agent.members) == sum(w > 0 for w in summary["weights"])
+    r = CliRunner().invoke(app, ["population", "--members", "ppo-2p,ppo-3p", "--games", "2",
+                                 "--psro", "15", "--out", str(tmp_path / "z.safetensors")])
+    assert r.exit_code != 0 and "1..1 members" in " ".join(r.output.split()), r.output
+    assert not (tmp_path / "z.safetensors").exists()
+
+
 def test_the_bank_samples_at_each_members_temperature():
     net = make_agent("ppo-2p").net
     bank = PolicyBank([net, net], temperatures=[0.0, 50.0], seed=1)

@@ -22,6 +22,7 @@ positive weight, and the matrix, names and value in its ``info``.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,14 @@ from .evaluate import game_outcomes
 MAX_MEMBERS = 16  # n * (n - 1) pairings of --games games each
 
 
-def members_of(names: list[str], trust_pickle: bool = False) -> list[tuple[str, Any, float]]:
+def members_of(names: list[str], trust_pickle: bool = False,
+               fewest: int = 2) -> list[tuple[str, Any, float]]:
     """(name, PolicyNet, temperature) of each named single policy; ValueError otherwise."""
     from machu_env.agents import make_agent
 
-    if not 2 <= len(names) <= MAX_MEMBERS:
-        raise ValueError(f"a population needs 2..{MAX_MEMBERS} members, got {len(names)}")
+    if not fewest <= len(names) <= MAX_MEMBERS:
+        raise ValueError(f"a population needs {fewest}..{MAX_MEMBERS} members, "
+                         f"got {len(names)}")
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"members are named twice: {twice}")
@@ -125,3 +128,120 @@ def build(names: list[str], players: int, games: int, out: str | Path, seed: int
                                        "weights: Nash mixture of the payoff matrix "
                                        "(machu_env.train.population)"})
     return {**summary, "out": str(path)}
+
+
+def psro(names: list[str], players: int, games: int, out: str | Path, iterations: int,
+         steps: int, seed: int = 0, min_weight: float = 1e-3, trust_pickle: bool = False,
+         command: str = "", settings: Any = None, verbose: bool = True) -> dict[str, Any]:
+    """PSRO (Lanctot et al. 2017) over a starting population: ``iterations`` times, solve the
+    Nash mixture of the empirical game, train a best response to it (masked PPO for ``steps``
+    steps, warm-started from the mixture's heaviest member), measure it against the mixture
+    (``games`` games, seats rotated: PSRO's estimate of the mixture's exploitability), and add
+    it to the population (its row and column of the payoff matrix measured). Each best response
+    is kept as an agent file ``<out stem>_psro/br_<k>.safetensors``; the population file is
+    rewritten after every iteration, so a stopped run leaves its last mixture."""
+    import json
+
+    from machu_env.agents import policy_file
+
+    from .exploit import train_against
+    from .ppo import PPOSettings
+
+    check_int("iterations", iterations, 1, MAX_MEMBERS - 1)
+    check_int("steps", steps, 1, 10**10)
+    if not 1 <= len(names) <= MAX_MEMBERS - iterations:
+        raise ValueError(f"PSRO starts from 1..{MAX_MEMBERS - iterations} members with "
+                         f"{iterations} iterations (at most {MAX_MEMBERS} in all), got "
+                         f"{len(names)}")
+    members = members_of(names, trust_pickle, fewest=1)
+    out = Path(out)
+    folder = out.parent / f"{out.stem}_psro"
+    folder.mkdir(parents=True, exist_ok=True)
+    W = np.zeros((0, 0))
+    W = _extend(W, members, players, games, seed)
+    history: list[dict[str, Any]] = []
+    summary: dict[str, Any] = {}
+    for k in range(iterations + 1):
+        x, value = nash_mixture(payoffs(W, players))
+        x[x < min_weight] = 0.0
+        x /= x.sum()
+        kept = [i for i in range(len(members)) if x[i] > 0]
+        summary = {"members": [m[0] for m in members], "players": players,
+                   "games_per_pair": games, "seed": seed, "psro_iterations": k,
+                   "psro_steps": steps, "win_share": np.round(W, 4).tolist(),
+                   "payoff": np.round(payoffs(W, players), 4).tolist(),
+                   "weights": np.round(x, 6).tolist(), "value": round(value, 4),
+                   "history": history, "command": command}
+        entries = [(members[i][1].state_dict(), members[i][1].config, {"name": members[i][0]},
+                    members[i][2], float(x[i])) for i in kept]
+        policy_file.save_population(out, entries, {**summary, "format_note":
+                                    "weights: Nash mixture of the payoff matrix, PSRO "
+                                    "(machu_env.train.population)"})
+        (folder / "psro.json").write_text(json.dumps(summary, indent=2))
+        if k == iterations:
+            break
+        bank = PolicyBank([members[i][1] for i in kept],
+                          temperatures=[members[i][2] for i in kept],
+                          seed=seed + 31 * k, weights=[float(x[i]) for i in kept])
+        top = max(kept, key=lambda i: x[i])
+        run = train_against(bank, players, steps, seed=seed + 1 + k, warm_start=members[top][1],
+                            settings=settings or PPOSettings(),
+                            layers=tuple(members[top][1].config["pi"]))
+        net = run.model.net.cpu().eval()
+        name = f"policy:{folder / f'br_{k}.safetensors'}"
+        policy_file.save(folder / f"br_{k}.safetensors", net.state_dict(), net.config,
+                         {"psro_iteration": k, "best_response_to": summary["weights"],
+                          "players": players, "num_timesteps": run.model.num_timesteps})
+        won, margin = game_outcomes(_greedy(net), bank, games, players,
+                                    seed=seed + 500_000 + k)
+        lo, hi = _wilson(won)
+        history.append({"iteration": k, "warm_start": members[top][0], "member": name,
+                        "br_win_share": round(float(won.mean()), 4), "ci95": [lo, hi],
+                        "br_margin": round(float(margin.mean()), 2),
+                        "train_seconds": round(run.seconds, 1)})
+        if verbose:
+            print(json.dumps(history[-1]), file=sys.stderr, flush=True)
+        members.append((name, net, 0.0))
+        W = _extend(W, members, players, games, seed)
+    return {**summary, "out": str(out)}
+
+
+def _greedy(net):
+    bank = PolicyBank([net], temperatures=[0.0], seed=0)
+
+    def predict(obs, masks):
+        return bank(obs, masks, np.zeros(obs.shape[0], dtype=np.int64))
+
+    return predict
+
+
+def _wilson(won: np.ndarray) -> tuple[float, float]:
+    from machu_env.agents.tournament import wilson
+
+    return wilson(int(won.sum()), int(won.size))
+
+
+def _extend(W: np.ndarray, members: list[tuple[str, Any, float]], players: int, games: int,
+            seed: int) -> np.ndarray:
+    """``W`` grown to the members' count: only the new rows and columns are played (pair
+    ``(i, j)`` seeded by ``seed`` and its indices alone, so the order of growth doesn't
+    matter)."""
+    n, old = len(members), W.shape[0]
+    grown = np.zeros((n, n))
+    grown[:old, :old] = W
+    for i in range(n):
+        for j in range(n):
+            if i < old and j < old:
+                continue
+            _, net_i, t_i = members[i]
+            _, net_j, t_j = members[j]
+            row = PolicyBank([net_i], temperatures=[t_i], seed=seed + 7919 * i)
+
+            def predict(obs, masks, bank=row):
+                return bank(obs, masks, np.zeros(obs.shape[0], dtype=np.int64))
+
+            bank = PolicyBank([net_j], temperatures=[t_j], seed=seed + 104_729 * j + i)
+            won, _ = game_outcomes(predict, bank, games, players,
+                                   seed=seed + 1000 * (MAX_MEMBERS * i + j))
+            grown[i, j] = won.mean()
+    return grown
