@@ -513,7 +513,8 @@ def population(
     agent file that plays them as one agent (train/population.py). With --psro, grow the
     population by best responses first (PSRO); they are kept in OUT's folder <stem>_psro/."""
     try:
-        from machu_env.train.population import build, psro as run_psro
+        from machu_env.train.population import build
+        from machu_env.train.population import psro as run_psro
     except ImportError as e:
         raise typer.BadParameter(f"populations need the train extra ({e}): "
                                  "pip install 'machu-env[train]'") from None
