@@ -18,6 +18,7 @@ import datetime
 import json
 import os
 import platform
+import random
 import sys
 import time
 from pathlib import Path
@@ -146,11 +147,13 @@ def vector_loop(secs: float, num_envs: int = 4096) -> float:
     return _timed(one, secs)
 
 
-def openspiel_loop(name: str, secs: float) -> float:
+def openspiel_loop(name: str, secs: float, params: dict | None = None) -> float:
     import pyspiel
 
-    game = pyspiel.load_game(name)
-    rng = np.random.default_rng(0)
+    if name == "python_machu_picchu":
+        import machu_env.openspiel  # noqa: F401 (registers the game)
+    game = pyspiel.load_game(name, params or {})
+    rnd = random.Random(0)  # as game_play_rate draws for Game.play
 
     def one_game() -> int:
         state = game.new_initial_state()
@@ -158,14 +161,38 @@ def openspiel_loop(name: str, secs: float) -> float:
         while not state.is_terminal():
             if state.is_chance_node():
                 outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                state.apply_action(rnd.choices(outcomes, probs)[0])
             else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
+                state.apply_action(rnd.choice(state.legal_actions()))
                 k += 1
         return k
 
+    one_game()
     return _timed(one_game, secs)
+
+
+def openspiel_clones(secs: float) -> float:
+    """Clones per second of a ``python_machu_picchu`` state 200 moves in (the deal included)."""
+    import pyspiel
+
+    import machu_env.openspiel  # noqa: F401 (registers the game)
+
+    state = pyspiel.load_game("python_machu_picchu", {"players": PLAYERS}).new_initial_state()
+    rng = np.random.default_rng(0)
+    while state.is_chance_node() or len(state.history()) < 200 and not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+
+    def hundred() -> int:
+        for _ in range(100):
+            state.clone()
+        return 100
+
+    return _timed(hundred, secs)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -232,6 +259,14 @@ def main(argv: list[str] | None = None) -> None:
         add("peer: PettingZoo texas_holdem_v4", aec_loop(texas_holdem_v4.env, secs))
     except ImportError:
         add("peer: PettingZoo classic", None, "pip install 'pettingzoo[classic]'")
+    try:
+        import pyspiel  # noqa: F401
+
+        add("(g) OpenSpiel python_machu_picchu", openspiel_loop(
+            "python_machu_picchu", secs, {"players": PLAYERS}), "Python loop, as the peers")
+        add("    OpenSpiel state.clone()", openspiel_clones(secs), "clones/s")
+    except ImportError:
+        add("(g) OpenSpiel", None, "needs the openspiel extra")
     try:
         import pyspiel  # noqa: F401
 

@@ -170,10 +170,15 @@ class Game:
         Raises ``IllegalActionError`` (a ``ValueError``) listing the legal actions when the
         action is unknown or not legal now; the game is then unchanged.
         """
-        a = self._resolve(action)
+        self._play_id(self._resolve(action))
+
+    def _play_id(self, a: int) -> int:
+        """Play the legal action id ``a`` (unchecked: the caller checked it); returns the
+        seat that decided."""
         player = int(self._s[L.DECIDER])
         self._n = int(step(self._s, a, self._buf))
         self.history.append((player, ACTION_NOTATION[a]))
+        return player
 
     def _resolve(self, action: str | int) -> int:
         try:

@@ -21,8 +21,12 @@ Observations (``make_py_observer``): ``observation_tensor`` is the engine's obse
 player (``Game.observation``); the information state has perfect recall: its string lists the
 player's initial card, every decision as that player may see it (another player's summit
 return is ``return a card``, R10.2) and the player's hand whenever it changed; its tensor is the
-observation followed by the decision history (up to ``HISTORY_LIMIT`` decisions: who decided
-and the visible action id; longer games keep the first ``HISTORY_LIMIT``).
+observation followed by the whole decision history (``max_decisions`` rows of (seat + 1,
+visible action id + 1), zero after the last decision; ``HIDDEN_ACTION`` + 1 for another
+player's summit return), both written by compiled code.
+Speed: a state is one object (``_Position``) that OpenSpiel's ``clone`` copies through
+``Game.clone``; the player to move, the legal actions and the end are kept up to date after
+each decision, so OpenSpiel's many calls to them cost one attribute read.
 ``resample_from_infostate`` re-deals the cards the player has never held (other hands, deck
 order, others' hidden summit returns) by relabelling them through the whole game and replaying
 it, so the cards it put at the bottom of the deck stay there (R10.2) and every player's
@@ -43,8 +47,10 @@ process with a segmentation fault); OpenSpiel's Python ``ISMCTSBot`` works
 from __future__ import annotations
 
 import json
+from array import array
 
 import numpy as np
+from numba import njit
 
 try:
     import pyspiel
@@ -53,15 +59,15 @@ except ImportError:  # pragma: no cover - exercised where the extra is missing
                       "'machu-env[openspiel]'") from None
 
 from . import layout as L
-from .actions import HIDDEN_RETURN, NUM_ACTIONS, notation, parse_action, visible_notation
+from .actions import A_RETURN, NUM_ACTIONS, notation, visible_notation
 from .data import CARDS, NUM_CARDS
-from .engine.observation import OBS_SIZE
+from .engine.observation import OBS_SIZE, encode
 from .game import DEFAULT_MAX_DECISIONS, Game
 from .rewards import check_reward_mode, terminal_rewards
 
 GAME_NAME = "python_machu_picchu"
-HISTORY_LIMIT = 1000  # decisions kept in the information-state tensor
 HIDDEN_ACTION = NUM_ACTIONS  # another player's summit return, in the tensor
+
 
 def _game_type(utility=pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:
     """The game's type; ``utility``: ZERO_SUM for the ``score`` reward (a player's score minus
@@ -145,7 +151,30 @@ class MachuPicchuGame(pyspiel.Game):
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return MachuPicchuObserver(perfect_recall)
+        return MachuPicchuObserver(perfect_recall, self.max_decisions)
+
+
+class _Position:
+    """Everything a state holds, in one object: OpenSpiel clones a Python state by making a
+    fresh one and deep-copying each attribute, so a state has just this one, whose
+    ``__deepcopy__`` copies the engine game with ``Game.clone`` and shares what is immutable."""
+
+    __slots__ = ("players", "reward", "max_decisions", "learning_game", "start_player",
+                 "dealt", "left", "game", "actions", "hand_log", "hands", "current",
+                 "terminal", "legal")
+
+    def __deepcopy__(self, memo) -> _Position:
+        c = _Position.__new__(_Position)
+        for name in _Position.__slots__:  # ints, strings, tuples, lists replaced (not mutated)
+            setattr(c, name, getattr(self, name))
+        if self.game is not None:
+            c.game = self.game.clone()
+        c.actions, c.hand_log = self.actions[:], self.hand_log.copy()
+        return c
+
+
+_CHANCE, _TERMINAL = int(pyspiel.PlayerId.CHANCE), int(pyspiel.PlayerId.TERMINAL)
+_HAND_INDEX = np.array([L.player_base(p) + L.P_HAND for p in range(5)])
 
 
 class MachuPicchuState(pyspiel.State):
@@ -153,73 +182,90 @@ class MachuPicchuState(pyspiel.State):
 
     def __init__(self, game: MachuPicchuGame) -> None:
         super().__init__(game)
-        self.num_players_ = game.players
-        self.reward = game.reward
-        self.max_decisions = game.max_decisions
-        self.learning_game = game.learning_game
-        self.start_player: int | None = None
-        self.dealt: list[int] = []  # card ids: the initial cards in seat order, then the deck
-        self.game: Game | None = None
-        self.initial_cards: list[int] = []
-        self.hand_changes: list[tuple[int, int, int]] = []  # (decision index, seat, hand mask)
+        p = _Position.__new__(_Position)
+        p.players, p.reward = game.players, game.reward
+        p.max_decisions, p.learning_game = game.max_decisions, game.learning_game
+        p.start_player, p.dealt, p.left = None, (), tuple(range(NUM_CARDS))
+        p.game, p.actions, p.hand_log = None, array("i"), []  # actions: (seat, id) pairs
+        p.hands, p.current, p.terminal, p.legal = (-1,) * game.players, _CHANCE, False, []
+        self._p = p
+
+    @property
+    def game(self) -> Game | None:
+        """The engine game after the setup (None before)."""
+        return self._p.game
+
+    @property
+    def start_player(self) -> int | None:
+        return self._p.start_player
+
+    @property
+    def dealt(self) -> tuple[int, ...]:
+        """The card ids dealt so far: the initial cards in seat order, then the deck."""
+        return self._p.dealt
+
+    @property
+    def hand_changes(self) -> list[tuple[int, int, int]]:
+        """(decision index, seat, hand mask) for every hand that changed (perfect recall)."""
+        return self._p.hand_log
 
     # --- OpenSpiel's API ---------------------------------------------------------------------
     def current_player(self) -> int:
-        if self.game is None:
-            return pyspiel.PlayerId.CHANCE
-        if self.is_terminal():
-            return pyspiel.PlayerId.TERMINAL
-        return self.game.current_player
+        return self._p.current
 
     def _legal_actions(self, player: int) -> list[int]:
-        return sorted(self.game.legal_action_ids())
+        return self._p.legal
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.start_player is None:
-            return [(p, 1.0 / self.num_players_) for p in range(self.num_players_)]
-        left = [c for c in range(NUM_CARDS) if c not in self.dealt]
-        return [(c, 1.0 / len(left)) for c in left]
+        p = self._p
+        if p.start_player is None:
+            return [(q, 1.0 / p.players) for q in range(p.players)]
+        share = 1.0 / len(p.left)
+        return [(c, share) for c in p.left]
 
     def _apply_action(self, action: int) -> None:
-        if self.is_terminal():
+        p = self._p
+        if p.terminal:
             raise ValueError("the game is over (finished or truncated at "
-                             f"{self.max_decisions} decisions): no action applies")
-        if self.game is not None:
-            self.game.play(int(action))  # IllegalActionError names the legal actions
-            self._note_hands()
+                             f"{p.max_decisions} decisions): no action applies")
+        game = p.game
+        if game is not None:
+            if action not in p.legal:
+                game.play(int(action))  # raises IllegalActionError naming the legal actions
+            p.actions.extend((game._play_id(action), action))
+            self._refresh()
             return
         allowed = [c for c, _ in self.chance_outcomes()]
         if isinstance(action, bool) or int(action) != action or int(action) not in allowed:
-            what = "start player" if self.start_player is None else "card"
+            what = "start player" if p.start_player is None else "card"
             raise ValueError(f"{action!r} is not a possible chance outcome here (a {what}: one "
                              f"of {allowed})")
-        if self.start_player is None:
-            self.start_player = int(action)
+        if p.start_player is None:
+            p.start_player = int(action)
             return
-        self.dealt.append(int(action))
-        if len(self.dealt) == NUM_CARDS:
-            n = self.num_players_
-            hands = [[c] for c in self.dealt[:n]]
-            self.game = Game(n, 0, start_player=self.start_player, hands=hands,
-                             deck=self.dealt[n:], learning_game=self.learning_game)
-            self.initial_cards = self.dealt[:n]
-            self._note_hands()
+        p.dealt += (int(action),)
+        p.left = tuple(c for c in p.left if c != action)
+        if not p.left:
+            n = p.players
+            p.game = Game(n, 0, start_player=p.start_player, hands=[[c] for c in p.dealt[:n]],
+                          deck=p.dealt[n:], learning_game=p.learning_game)
+            self._refresh()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            if self.start_player is None:
+            if self._p.start_player is None:
                 return f"start player {action}"
             return f"deal {CARDS[action]}"
         return notation(int(action))
 
     def is_terminal(self) -> bool:
-        return self.game is not None and (self.game.is_over
-                                          or len(self.game.history) >= self.max_decisions)
+        return self._p.terminal
 
     def returns(self) -> list[float]:
-        if self.game is None or not self.game.is_over:
-            return [0.0] * self.num_players_
-        return terminal_rewards(self.game.scores(), self.reward)
+        game = self._p.game
+        if game is None or not game.is_over:
+            return [0.0] * self._p.players
+        return terminal_rewards(game.scores(), self._p.reward)
 
     def resample_from_infostate(self, player_id: int, probability_sampler) -> MachuPicchuState:
         """A state from ``player_id``'s information set: the cards it has never held are
@@ -233,13 +279,14 @@ class MachuPicchuState(pyspiel.State):
         (Approximation: a card the player returned that another player has since drawn stays
         in that player's hand or in the returns where it truly is, which the player may not
         know; it can happen only once the deck has been drawn through.)"""
-        if self.game is None:
+        p = self._p
+        if p.game is None:
             raise ValueError("resample_from_infostate needs a position after the setup")
-        if not (isinstance(player_id, int) and 0 <= player_id < self.num_players_):
-            raise ValueError(f"player_id must be a seat in 0..{self.num_players_ - 1}, got "
+        if not (isinstance(player_id, int) and 0 <= player_id < p.players):
+            raise ValueError(f"player_id must be a seat in 0..{p.players - 1}, got "
                              f"{player_id!r}")
         held = 0
-        for _k, q, hand in self.hand_changes:
+        for _k, q, hand in p.hand_log:
             if q == player_id:
                 held |= hand
         unseen = [c for c in range(NUM_CARDS) if not held >> c & 1]
@@ -248,67 +295,84 @@ class MachuPicchuState(pyspiel.State):
         for c, d in zip(unseen, rng.permutation(unseen), strict=True):
             relabel[c] = int(d)
         clone = MachuPicchuState(self.get_game())
-        for outcome in [self.start_player, *(relabel[c] for c in self.dealt)]:
+        for outcome in [p.start_player, *(relabel[c] for c in p.dealt)]:
             clone.apply_action(outcome)
-        for _by, action in self.game.history:
-            if action.startswith("return "):
-                action = f"return {CARDS[relabel[CARDS.index(action[7:])]]}"
-            clone.apply_action(parse_action(action))
+        for by, a in zip(p.actions[::2], p.actions[1::2], strict=True):
+            if by != player_id and A_RETURN <= a < A_RETURN + NUM_CARDS:
+                a = A_RETURN + relabel[a - A_RETURN]
+            clone.apply_action(a)
         return clone
 
     def __str__(self) -> str:
-        if self.game is None:
-            return f"setup: start player {self.start_player}, dealt " \
-                   f"{[CARDS[c] for c in self.dealt]}"
-        return repr(self.game)
+        p = self._p
+        if p.game is None:
+            return f"setup: start player {p.start_player}, dealt " \
+                   f"{[CARDS[c] for c in p.dealt]}"
+        return repr(p.game)
 
     # --- helpers -----------------------------------------------------------------------------
-    def _note_hands(self) -> None:
-        """Record each hand that changed since the last decision (for perfect recall)."""
-        k = len(self.game.history)
-        for p in range(self.num_players_):
-            hand = int(self.game.state[L.player_base(p) + L.P_HAND])
-            last = next((h for i, q, h in reversed(self.hand_changes) if q == p), None)
-            if hand != last:
-                self.hand_changes.append((k, p, hand))
+    def _refresh(self) -> None:
+        """After a decision: note the hands that changed (for perfect recall), the player to
+        move, whether the game is over and the legal actions."""
+        p, game = self._p, self._p.game
+        hands = tuple(game._s[_HAND_INDEX[:p.players]].tolist())
+        if hands != p.hands:
+            k = len(game.history)
+            p.hand_log.extend((k, q, h) for q, (h, old) in enumerate(zip(hands, p.hands,
+                                                                           strict=True))
+                              if h != old)
+            p.hands = hands
+        if game._s[L.GAME_OVER] or len(game.history) >= p.max_decisions:
+            p.terminal, p.current, p.legal = True, _TERMINAL, []
+        else:
+            p.current, p.legal = int(game._s[L.DECIDER]), game._buf[:game._n].tolist()
 
     def hand_cards(self, mask: int) -> list[str]:
         return [CARDS[c] for c in range(NUM_CARDS) if mask >> c & 1]
 
 
+@njit(cache=True)
+def _write_history(actions: np.ndarray, player: int, out: np.ndarray) -> None:
+    """``out[i]`` = (seat + 1, action id + 1) of decision ``i`` as ``player`` sees it (another
+    seat's summit return is ``HIDDEN_ACTION``); the rows after the last decision are 0."""
+    out[:] = 0.0
+    for i in range(min(actions.size // 2, out.shape[0])):
+        by, a = actions[2 * i], actions[2 * i + 1]
+        out[i, 0] = by + 1
+        hidden = by != player and A_RETURN <= a < A_RETURN + NUM_CARDS
+        out[i, 1] = (HIDDEN_ACTION if hidden else a) + 1
+
+
 class MachuPicchuObserver:
     """OpenSpiel's PyObserver: the engine's observation, and with ``perfect_recall`` the
-    decision history too (see the module docstring)."""
+    whole decision history too (see the module docstring); both written by compiled code."""
 
-    def __init__(self, perfect_recall: bool) -> None:
+    def __init__(self, perfect_recall: bool, history_limit: int) -> None:
         self.perfect_recall = perfect_recall
-        size = OBS_SIZE + (2 * HISTORY_LIMIT if perfect_recall else 0)
+        size = OBS_SIZE + (2 * history_limit if perfect_recall else 0)
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor[:OBS_SIZE]}
         if perfect_recall:
-            self.dict["history"] = self.tensor[OBS_SIZE:].reshape(HISTORY_LIMIT, 2)
+            self.dict["history"] = self.tensor[OBS_SIZE:].reshape(history_limit, 2)
 
     def set_from(self, state: MachuPicchuState, player: int) -> None:
-        self.tensor.fill(0)
-        if state.game is None:
+        p = state._p
+        if p.game is None:
+            self.tensor.fill(0)
             return
-        self.dict["observation"][:] = state.game.observation(player)
+        encode(p.game._s, player, self.dict["observation"])
         if self.perfect_recall:
-            history = self.dict["history"]
-            for i, (by, action) in enumerate(state.game.history[:HISTORY_LIMIT]):
-                shown = visible_notation(action, by, player)
-                history[i, 0] = by + 1
-                history[i, 1] = (HIDDEN_ACTION if shown == HIDDEN_RETURN
-                                 else parse_action(action)) + 1
+            _write_history(np.frombuffer(p.actions, np.int32), player, self.dict["history"])
 
     def string_from(self, state: MachuPicchuState, player: int) -> str:
-        if state.game is None:
+        p = state._p
+        if p.game is None:
             return f"p{player} setup"
         if not self.perfect_recall:  # everything the player sees now (Game.view)
-            return f"p{player} {json.dumps(state.game.view(player), sort_keys=True)}"
-        changes = {k: h for k, q, h in state.hand_changes if q == player}
+            return f"p{player} {json.dumps(p.game.view(player), sort_keys=True)}"
+        changes = {k: h for k, q, h in p.hand_log if q == player}
         parts = [f"p{player}"]
-        for i, (by, action) in enumerate([(-1, "")] + state.game.history):
+        for i, (by, action) in enumerate([(-1, "")] + p.game.history):
             if i:
                 parts.append(f"{by}:{visible_notation(action, by, player)}")
             if i in changes:

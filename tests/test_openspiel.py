@@ -204,3 +204,49 @@ def test_the_game_type_says_zero_sum_exactly_for_the_score_reward():
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
         assert abs(sum(state.returns())) < 1e-9 and game.utility_sum() == 0.0
+
+
+def test_clones_are_independent_at_every_stage():
+    """issue #28, item 4: ``clone`` goes through ``Game.clone``; a clone and its original then
+    share nothing, in the setup (the deal) as after it."""
+    game = pyspiel.load_game("python_machu_picchu", {"players": 3})
+    rng = np.random.default_rng(2)
+    for chance_steps, decisions in ((1, 0), (10, 0), (None, 0), (None, 40)):
+        state = game.new_initial_state()
+        if chance_steps is None:
+            _play(state, rng, decisions)
+        else:
+            for _ in range(chance_steps):
+                state.apply_action(state.chance_outcomes()[0][0])
+        before = (state.serialize(), state.information_state_string(0),
+                  state.information_state_tensor(0))
+        twin = state.clone()
+        assert twin.serialize() == before[0] and twin.history() == state.history()
+        _play(twin, rng)  # play the clone to its end
+        assert twin.is_terminal()
+        assert (state.serialize(), state.information_state_string(0),
+                state.information_state_tensor(0)) == before
+        ended = twin.serialize()
+        _play(state, rng, 5)  # and the original on, without touching the clone
+        assert twin.serialize() == ended
+
+
+def test_the_information_state_tensor_holds_the_whole_history():
+    """issue #28, item 4: every decision (seat + 1, visible action + 1), another player's
+    summit return as HIDDEN_ACTION + 1; as many rows as ``max_decisions``."""
+    from machu_env.actions import ACTION_IDS
+    from machu_env.engine.observation import OBS_SIZE
+    from machu_env.openspiel import HIDDEN_ACTION
+
+    game = pyspiel.load_game("python_machu_picchu", {"players": 3, "max_decisions": 2000})
+    assert game.information_state_tensor_shape() == [OBS_SIZE + 2 * 2000]
+    state, _ = _to_first_own_return(game, 0, np.random.default_rng(3))
+    _play(state, np.random.default_rng(5), 3)
+    history = state.game.history
+    assert any(a.startswith("return ") for q, a in history if q != 1)
+    t = np.array(state.information_state_tensor(1))
+    assert np.array_equal(t[:OBS_SIZE], state.game.observation(1))
+    rows = t[OBS_SIZE:].reshape(2000, 2)
+    expected = [[q + 1, (HIDDEN_ACTION if q != 1 and a.startswith("return ")
+                         else ACTION_IDS[a]) + 1] for q, a in history]
+    assert rows[:len(history)].tolist() == expected and not rows[len(history):].any()
