@@ -65,6 +65,9 @@ class MachuPicchuVectorEnv(VectorEnv):
         max_decisions: a game still running after this many decisions ends truncated.
         max_learner_steps: so does a game in which the learner has decided this many times.
         seed: the seed of the first ``reset()`` without one.
+        copy: as in Gymnasium's ``SyncVectorEnv``: True returns fresh observation and mask
+            arrays; False returns the env's own buffers, overwritten by the next ``step`` or
+            ``reset`` (faster: for loops that store them at once, such as a rollout buffer).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -73,13 +76,16 @@ class MachuPicchuVectorEnv(VectorEnv):
                  learner_seat: int | None = None, reward: str = "win",
                  learning_game: bool = False, max_decisions: int = DEFAULT_MAX_DECISIONS,
                  max_learner_steps: int = DEFAULT_MAX_DECISIONS, seed: int = 0,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, copy: bool = True) -> None:
         from .train.pool_env import PoolVecEnv
 
         if render_mode is not None:
             raise ValueError(f"the vector env renders nothing (render_mode None), got "
                              f"{render_mode!r}; render a game with MachuPicchu-v0 or the SVG "
                              "board")
+        if not isinstance(copy, (bool, np.bool_)):
+            raise ValueError(f"copy must be True or False, got {copy!r}")
+        self.copy = bool(copy)
         if not isinstance(opponents, str):
             raise ValueError(f"opponents is a pool string like 'random:1' or 'gold:1', got "
                              f"{opponents!r}")
@@ -114,7 +120,8 @@ class MachuPicchuVectorEnv(VectorEnv):
             self._sample_rngs = K.seed_streams(int(seed), self.num_envs, 2**20)
         self._core.reset()
         self._started = True
-        return self._observe(), self._infos()
+        self._core.observe(self._obs, self._mask)
+        return self._outputs()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
@@ -123,28 +130,41 @@ class MachuPicchuVectorEnv(VectorEnv):
         if not self._started:
             raise ResetNeeded("step() before reset(): call reset() first")
         a = self._core._checked_actions(actions)  # ValueError, nothing changed
-        r = self._core.advance(a)
-        terminated = np.zeros(self.num_envs, dtype=np.bool_)
-        truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        terminated[r.ended] = True
-        truncated[r.cut] = True
-        obs = self._observe()
-        infos = self._infos()
-        done = np.concatenate([r.ended, r.cut])
+        fused = self._core.compiled_only
+        if fused:  # every opponent compiled: one fused pass
+            if self.copy:  # written by the pass itself: new arrays, no second pass to copy
+                self._obs, self._mask = np.empty_like(self._obs), np.empty_like(self._mask)
+            rewards, ended, cut, final_rows, won_rows = self._core.advance_compiled(
+                a, self._obs, self._mask)
+            rewards, terminated, truncated = rewards.copy(), ended.copy(), cut.copy()
+            done = np.flatnonzero(ended | cut)
+            won_done = won_rows[done].astype(np.bool_)
+        else:
+            r = self._core.advance(a)
+            self._core.observe(self._obs, self._mask)
+            rewards = r.rewards
+            terminated = np.zeros(self.num_envs, dtype=np.bool_)
+            truncated = np.zeros(self.num_envs, dtype=np.bool_)
+            terminated[r.ended] = True
+            truncated[r.cut] = True
+            done = np.concatenate([r.ended, r.cut])
+            final_rows = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
+            final_rows[r.ended] = self._core._terminal[r.ended]
+            final_rows[r.cut] = r.cut_obs
+            won_done = np.concatenate([r.won, np.zeros(r.cut.size, dtype=np.bool_)])
+        obs, infos = self._outputs(fresh=fused)
         if done.size:
             final = np.full(self.num_envs, None, dtype=object)
-            for i in r.ended:
-                final[i] = self._core._terminal[i].copy()
-            for k, i in enumerate(r.cut):
-                final[i] = r.cut_obs[k]
+            for i in done:
+                final[i] = final_rows[i].copy()
             marked = np.zeros(self.num_envs, dtype=np.bool_)
             marked[done] = True
             won = np.zeros(self.num_envs, dtype=np.bool_)
-            won[r.ended] = r.won
+            won[done] = won_done
             infos.update(final_obs=final, _final_obs=marked,
                          final_info={"won": won, "_won": marked},
                          _final_info=marked)
-        return obs, r.rewards, terminated, truncated, infos
+        return obs, rewards, terminated, truncated, infos
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (compiled; from the env's own
@@ -165,13 +185,12 @@ class MachuPicchuVectorEnv(VectorEnv):
         """Nothing to release (no processes, no files)."""
 
     # --- internals ------------------------------------------------------------------------------
-    def _observe(self) -> np.ndarray:
-        self._core.observe(self._obs, self._mask)
-        return self._obs.copy()
-
-    def _infos(self) -> dict[str, Any]:
-        return {"action_mask": self._mask.copy(),
-                "_action_mask": np.ones(self.num_envs, dtype=np.bool_)}
+    def _outputs(self, fresh: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
+        """The observations and the infos with the masks (copies unless ``copy=False`` or
+        ``fresh``: the buffers were new this step)."""
+        obs, mask = ((self._obs.copy(), self._mask.copy()) if self.copy and not fresh
+                     else (self._obs, self._mask))
+        return obs, {"action_mask": mask, "_action_mask": np.ones(self.num_envs, np.bool_)}
 
 
 def make_vector_env(num_envs: int = 64, **kwargs: Any) -> MachuPicchuVectorEnv:

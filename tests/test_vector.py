@@ -77,13 +77,14 @@ def test_bad_input_is_refused_naming_what_is_allowed_and_changes_nothing():
     with pytest.raises(ResetNeeded, match="reset"):
         envs.step(np.zeros(3, dtype=int))
     obs, infos = envs.reset(seed=2)
+    before = envs._core.states.copy()
     illegal = np.array([np.flatnonzero(~m)[0] for m in infos["action_mask"]])
     for bad, message in ((illegal, "legal"), (np.zeros(2, dtype=int), "3"),
                          (np.full(3, 999), "0..156"), (np.full(3, 0.5), "int"),
                          ("abc", "shape \\(3,\\)")):
         with pytest.raises(ValueError, match=message):
             envs.step(bad)
-        assert np.array_equal(envs._observe(), obs)  # nothing changed
+        assert np.array_equal(envs._core.states, before)  # nothing changed
     for options, message in (({"num_envs": 0}, "num_envs"), ({"num_envs": 2**21}, "1048576"),
                              ({"num_players": 6}, "num_players"),
                              ({"opponents": "chess:1"}, "chess"),
@@ -139,3 +140,49 @@ def test_the_single_file_ppo_example_trains_and_saves_an_agent_file(tmp_path):
     game = Game(2, seed=1)
     for _ in range(20):
         game.play(agent.act(game))  # play() raises on an illegal action
+
+
+@pytest.mark.parametrize("players,opponents", [(2, "random:1"), (3, "builder:1,gold:1")])
+def test_the_fused_step_equals_the_general_step(players, opponents, monkeypatch):
+    """With compiled opponents only, a step is one fused compiled pass; it must give exactly
+    what the general path (advance, then observe) gives: same games, same draws, same ends."""
+    from machu_env.train.pool_env import PoolVecEnv
+
+    kwargs = dict(num_envs=24, num_players=players, opponents=opponents, max_learner_steps=45)
+    fused = MachuPicchuVectorEnv(**kwargs)
+    assert fused._core.compiled_only
+    general = MachuPicchuVectorEnv(**kwargs)
+    monkeypatch.setattr(general._core, "advance_compiled", None)  # must not be called
+    monkeypatch.setattr(PoolVecEnv, "compiled_only", property(
+        lambda self: self is fused._core))
+    a, b = fused.reset(seed=5), general.reset(seed=5)
+    ends = cuts = 0
+    for _ in range(150):
+        actions = fused.random_actions()
+        assert np.array_equal(actions, general.random_actions())
+        a, b = fused.step(actions), general.step(actions)
+        for x, y in zip(a[:4], b[:4], strict=True):
+            assert np.array_equal(x, y)
+        assert np.array_equal(a[4]["action_mask"], b[4]["action_mask"])
+        assert set(a[4]) == set(b[4])
+        if "final_obs" in a[4]:
+            assert np.array_equal(a[4]["_final_obs"], b[4]["_final_obs"])
+            assert np.array_equal(a[4]["final_info"]["won"], b[4]["final_info"]["won"])
+            for i in np.flatnonzero(a[4]["_final_obs"]):
+                assert np.array_equal(a[4]["final_obs"][i], b[4]["final_obs"][i])
+        ends, cuts = ends + a[2].sum(), cuts + a[3].sum()
+    assert ends > 0 and cuts > 0
+
+
+def test_copy_false_returns_the_envs_own_buffers():
+    envs = MachuPicchuVectorEnv(num_envs=4, copy=False)
+    obs, infos = envs.reset(seed=0)
+    obs2, *_, infos2 = envs.step(envs.random_actions())
+    assert obs2 is obs and infos2["action_mask"] is infos["action_mask"]
+    envs = MachuPicchuVectorEnv(num_envs=4)  # copy=True: every step's arrays are new
+    obs, _ = envs.reset(seed=0)
+    kept = obs.copy()
+    obs2, *_ = envs.step(envs.random_actions())
+    assert obs2 is not obs and np.array_equal(obs, kept)
+    with pytest.raises(ValueError, match="copy must be True or False"):
+        MachuPicchuVectorEnv(num_envs=4, copy="yes")

@@ -117,6 +117,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
         self._noise = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.float64)
         self._won = np.zeros(self.num_envs, dtype=np.int32)
         self._learner_steps = np.zeros(self.num_envs, dtype=np.int64)
+        self._fused: tuple[np.ndarray, ...] | None = None  # advance_compiled's outputs
         self._cum = self._cumulative(0) if self._drawable(0) else None  # None: self-play only,
         # waiting for its first snapshot (set_snapshots) before reset()
 
@@ -220,8 +221,10 @@ class PoolVecEnv(MachuPicchuVecEnv):
         cut = np.flatnonzero((self._counts > 0) & ((self._learner_steps >= self.max_learner_steps)
                                                    | (self.states[:, L.DECISIONS]
                                                       >= self.max_decisions)))
-        if cut.size:
-            K.observe_seats(self.states[cut], self.seats[cut], self._terminal[cut])
+        if cut.size:  # (self._terminal[cut] would be a copy: write, then store)
+            cut_obs = np.empty((cut.size, OBS_SIZE), dtype=np.float32)
+            K.observe_seats(self.states[cut], self.seats[cut], cut_obs)
+            self._terminal[cut] = cut_obs
         done_idx = np.concatenate([ended, cut])
         dones = np.zeros(self.num_envs, dtype=np.bool_)
         dones[done_idx] = True
@@ -231,6 +234,31 @@ class PoolVecEnv(MachuPicchuVecEnv):
         if done_idx.size:
             self._restart(done_idx)
         return result
+
+    @property
+    def compiled_only(self) -> bool:
+        """Whether every opponent, now and in the games to come, is played in compiled code
+        (no frozen policy): then ``advance_compiled`` can do the whole step in one pass."""
+        return (self._cum is not None and int(self._cum[O.FIRST_POLICY - 1]) == O.PROB_SCALE
+                and not (self.kinds >= O.FIRST_POLICY).any())
+
+    def advance_compiled(self, actions: np.ndarray, obs_out: np.ndarray,
+                         masks_out: np.ndarray) -> tuple[np.ndarray, ...]:
+        """``advance`` and ``observe`` fused into one compiled pass, for a batch whose
+        opponents are all compiled (``compiled_only``): (rewards, ended, cut, final
+        observations, won), the last three per game (valid where ``ended | cut``)."""
+        n = self.num_envs
+        if self._fused is None:
+            self._fused = (np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.bool_),
+                           np.zeros(n, dtype=np.bool_))
+        rewards, ended, cut = self._fused
+        O.step_learners(self.states, self._bufs, self._counts, self._rngs, self.seats,
+                        self.kinds, O.HEURISTIC_WEIGHTS, self._noise, self._cum, actions,
+                        self._learner_steps, self.max_learner_steps, self.max_decisions,
+                        self.fixed_seat, self.num_players, self.learning_game, self._scratch,
+                        self._score_rows, self.mode, rewards, ended, cut, self._terminal,
+                        self._won, obs_out, masks_out)
+        return rewards, ended, cut, self._terminal, self._won
 
     def observe(self, obs_out: np.ndarray, masks_out: np.ndarray) -> None:
         """Write every game's learner observation and legal mask into the given arrays
