@@ -31,6 +31,10 @@ Conventions (Gymnasium 1.x):
 * ``reset(seed=k)`` starts every game from its own stream of seed ``k``; ``reset()`` without a
   seed starts new games from the next streams.
 
+When every opponent is compiled, a step is one fused compiled pass per game
+(``PoolVecEnv.advance_compiled``), equal to the general path; ``copy=False`` returns the env's
+own buffers, as in Gymnasium's ``SyncVectorEnv``.
+
 Bad input — an action that is not an id or not legal, a wrong shape, bad options — raises
 ``ValueError`` naming what was wrong and what is allowed, and changes no game.
 """
