@@ -22,6 +22,7 @@ from .data import (
     CARDS,
     DISTRICTS,
     GOODS,
+    ICONS,
     MAX_PLAYERS,
     MIN_PLAYERS,
     MOON_TILES,
@@ -33,7 +34,7 @@ from .data import (
 from .engine.flow import advance, step
 from .engine.observation import OBS_SIZE, encode
 from .engine.rng import seed_state
-from .engine.scoring import NUM_SCORE_COLUMNS, final_scores
+from .engine.scoring import NUM_SCORE_COLUMNS, final_scores, vp_details
 from .engine.setup import init_state
 from .engine.stages import DECISION_NAMES, NUM_DECISION_KINDS
 from .errors import IllegalActionError
@@ -232,6 +233,16 @@ class Game:
             {**{k: int(out[p, i]) for i, k in enumerate(keys)}, "winner": bool(out[p, 5])}
             for p in range(self.num_players)
         ]
+
+    def vp_details(self, player: int) -> dict[str, int]:
+        """Where player ``player``'s victory points come from (R9.1–R9.3): one entry per icon
+        (``corn`` … ``virgin``: icons on the player's cards x holdings), ``trail`` (the
+        Scout's bonus) and ``summits`` (3 VP per summit without a card); they add up to
+        ``scores()[player]["vp"]``. The icons reveal the player's hand: show them at the end."""
+        p = _check_int("player", player, 0, self.num_players - 1)
+        out = np.zeros(len(ICONS) + 2, dtype=np.int64)
+        vp_details(self._s, p, out)
+        return dict(zip((*ICONS, "trail", "summits"), (int(x) for x in out), strict=True))
 
     def observation(self, player: int) -> np.ndarray:
         """Player ``player``'s observation (float32, ``OBS_SIZE``; fields in

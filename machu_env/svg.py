@@ -24,7 +24,9 @@ It holds what ``Game.view(player)`` holds:
 * the active player, the player to decide and the pending decision, or the final scores.
 
 Player colours are the Okabe–Ito palette (safe for the common colour-vision deficiencies) and
-every token also carries its seat number, so nothing depends on colour alone.
+every token also carries its seat number (Incas: ``P1`` over the count; Princes: a crowned
+token with a bold ring), with a tooltip (``<title>``) in words, so nothing depends on colour
+alone.
 """
 
 from __future__ import annotations
@@ -53,8 +55,9 @@ if TYPE_CHECKING:
     from .game import Game
 
 WIDTH = 1000
-PLAYER_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#F0E442")  # Okabe–Ito
-PLAYER_INK = ("#ffffff", "#000000", "#ffffff", "#000000", "#000000")  # readable on each
+# Okabe–Ito colours that read on white (its yellow is too faint there and close to corn)
+PLAYER_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00")
+PLAYER_INK = ("#ffffff", "#000000", "#ffffff", "#000000", "#ffffff")  # readable on each
 GOODS_COLOURS = {"corn": "#f2c14e", "llama": "#e8e4da", "coca": "#5a9e4b", "pottery": "#b5653a",
                  "cloth": "#4f6fb0"}  # fmt: skip
 GOODS_LETTER = {"corn": "C", "llama": "L", "coca": "K", "pottery": "P", "cloth": "W"}
@@ -98,19 +101,33 @@ def _text(x: float, y: float, s: Any, size: int = 12, anchor: str = "start",
             f'font-weight="{weight}" fill="{fill}">{escape(str(s))}</text>')
 
 
-def _token(x: float, y: float, p: int, label: Any, r: int = 9, prince: bool = False) -> str:
-    """A player's round token (an Inca or a Scout) with a label, or a Prince (crowned)."""
+def _token(x: float, y: float, p: int, label: Any, r: int = 9, prince: bool = False,
+           title: str = "") -> str:
+    """A player's round token (a Scout, a panel's seat mark) with a label, or a Prince (a
+    larger crowned token with a bold ring); ``title`` becomes its tooltip."""
     c, ink = PLAYER_COLOURS[p], PLAYER_INK[p]
-    out = []
+    out = [f"<g><title>{escape(title or f'Player {p}')}</title>"]
     if prince:
         out.append(f'<path d="M{x - r:.0f},{y - r + 2:.0f} l{r / 2:.1f},{-r * 0.9:.1f} '
                    f'l{r / 2:.1f},{r * 0.6:.1f} l{r / 2:.1f},{-r * 0.6:.1f} '
-                   f'l{r / 2:.1f},{r * 0.9:.1f} z" fill="{c}" stroke="#222" '
+                   f'l{r / 2:.1f},{r * 0.9:.1f} z" fill="#ffcc33" stroke="#222" '
                    'stroke-width="1"/>')
     out.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{r}" fill="{c}" stroke="#222" '
-               f'stroke-width="{2 if prince else 1}"/>')
+               f'stroke-width="{2.5 if prince else 1}"/>')
     out.append(_text(x, y + 4, label, 11, "middle", "bold", ink))
+    out.append("</g>")
     return "".join(out)
+
+
+def _incas(x: float, y: float, p: int, count: int, where: str) -> str:
+    """A player's Incas in a district: a square token with the seat (``P1``) over the count,
+    so neither depends on colour; the tooltip says it in words."""
+    c, ink = PLAYER_COLOURS[p], PLAYER_INK[p]
+    return (f'<g><title>Player {p}: {count} Inca{"s" * (count != 1)} in {escape(where)}'
+            f'</title><rect x="{x - 10:.0f}" y="{y - 10:.0f}" width="21" height="21" rx="3" '
+            f'fill="{c}" stroke="#222"/>'
+            + _text(x + 0.5, y - 1, f"P{p}", 7, "middle", "bold", ink)
+            + _text(x + 0.5, y + 9, count, 10, "middle", "bold", ink) + "</g>")
 
 
 def _goods_chip(x: float, y: float, good: str, count: Any = None, size: int = 16) -> str:
@@ -163,10 +180,12 @@ def _districts(v: dict[str, Any]) -> list[str]:
         for p, pv in enumerate(v["players"]):
             n = pv["incas"].get(d, 0)
             if n:
-                out.append(_token(x + 14 + 24 * (k % 4), y + 54 + 22 * (k // 4), p, n))
+                out.append(_incas(x + 14 + 24 * (k % 4), y + 54 + 22 * (k // 4), p, n,
+                                  LABELS[d]))
                 k += 1
         for j, p in enumerate(princes[d]):
-            out.append(_token(x + 14 + 21 * j, y + BOX_H - 12, p, p, r=8, prince=True))
+            out.append(_token(x + 14 + 21 * j, y + BOX_H - 12, p, p, r=8, prince=True,
+                              title=f"Player {p}'s Prince in {LABELS[d]}"))
         out.append("</g>")
     return out
 
@@ -261,7 +280,8 @@ def _trail(v: dict[str, Any], y: int) -> list[str]:
         same = [q for q, qv in enumerate(v["players"]) if qv["scout"] % (TRAIL_LENGTH + 1) == s]
         k = same.index(p)
         out.append(_token(MAP_X + s * w + w / 2 - 1.5 + (k % 2) * 12 - 6 * (len(same) > 1),
-                          y + 32 + (k // 2) * 14, p, p, r=7))
+                          y + 32 + (k // 2) * 14, p, p, r=7,
+                          title=f"Player {p}'s Scout on space {pv['scout']}"))
     return out
 
 

@@ -59,6 +59,11 @@ def test_r9_1_to_r9_3_the_17_vp_example():
     sc = game.scores()[0]
     assert sc["vp"] == 2 + 2 + 6 + 6 + 1 == 17
     assert sc["gold"] == 5 + 5 + 3 + 5 + 1 == 19  # the 18 gold of the example + trail bonus
+    # the same 17 VP by icon: corn 2 (corn+puma x 2 Incas), puma 2 priests x 3 cards,
+    # coca 1 Inca x 2 cards, cloth 3 Incas x 2 cards, the trail bonus 1
+    assert game.vp_details(0) == {"corn": 2, "llama": 0, "coca": 2, "pottery": 0, "cloth": 6,
+                                  "condor": 0, "puma": 6, "virgin": 0, "trail": 1,
+                                  "summits": 0}
 
 
 def test_r9_2_trail_bonus():
@@ -103,3 +108,14 @@ def test_r9_5_ties_on_goods_units_then_shared():
     assert [s["winner"] for s in game.scores()] == [True, True]
     set_player(game, 1, corn=3)
     assert [s["winner"] for s in game.scores()] == [False, True]
+
+
+def test_vp_details_add_up_to_the_victory_points_in_any_game():
+    import random
+
+    for seed in range(6):
+        game, rng = Game(2 + seed % 4, seed=seed), random.Random(seed)
+        while not game.is_over:
+            game.play(rng.choice(game.legal_action_ids()))
+        for p, sc in enumerate(game.scores()):
+            assert sum(game.vp_details(p).values()) == sc["vp"]

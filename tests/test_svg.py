@@ -12,7 +12,7 @@ import pytest
 import machu_env
 from machu_env import Game
 from machu_env.data import CARDS, DISTRICTS, GOODS, PRODUCTION_DISTRICTS
-from machu_env.svg import GOODS_LETTER, board_size, board_svg
+from machu_env.svg import GOODS_LETTER, LABELS, board_size, board_svg
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -63,11 +63,17 @@ def test_the_picture_holds_the_districts_incas_princes_and_trail():
     root = ET.fromstring(board_svg(game, player=0))
     groups = {g.get("id"): g for g in root.iter(f"{NS}g")}
     for d in PRODUCTION_DISTRICTS:
-        counts = sorted(str(pv["incas"][d]) for pv in v["players"] if pv["incas"][d])
+        owners = [(p, pv["incas"][d]) for p, pv in enumerate(v["players"]) if pv["incas"][d]]
+        counts = [x for p, n in owners for x in (f"P{p}", str(n))]  # seat over count
         princes = sorted(str(p) for p, pv in enumerate(v["players"]) if pv["prince"] == d)
         chips = [GOODS_LETTER[GOODS[DISTRICTS.index(d)]]] * v["bonus"][d]  # bonus goods
         assert sorted(_texts(groups[d])[1:]) == sorted([f"bonus {v['bonus'][d]}", *chips,
                                                         *counts, *princes])
+        titles = [t.text for t in groups[d].iter(f"{NS}title")]  # tooltips say it in words
+        for p, n in owners:
+            assert f"Player {p}: {n} Inca{'s' * (n != 1)} in {LABELS[d]}" in titles
+        for p in princes:
+            assert f"Player {p}'s Prince in {LABELS[d]}" in titles
     svg = board_svg(game, player=0)
     for p, pv in enumerate(v["players"]):
         assert f"Incas in supply {pv['incas_supply']}" in "".join(_texts(groups[f"player{p}"]))

@@ -83,6 +83,8 @@ def test_the_human_never_sees_another_players_cards(client):
     record = client.get(f"/api/games/{state['id']}/record").json()
     game = Game(4, seed=5)
     returned_by_me: set[str] = set()
+    final = seen.pop()  # the end shows every hand, as at the table (R9): below
+    assert final["scores"] is not None
     for state in seen:  # each state against the true game at that point
         while len(game.history) < len(state["history"]):
             p, action = record["actions"][len(game.history)]["player"], \
@@ -95,6 +97,12 @@ def test_the_human_never_sees_another_players_cards(client):
         assert {c for c in CARDS if c in text} <= mine
         assert all(h["action"] == "return a card" for h in state["history"]
                    if h["player"] != 2 and h["action"].startswith("return"))
+    for entry in record["actions"][len(game.history):]:
+        game.play(entry["action"])
+    hands = game.view(None)["players"]
+    for p, row in enumerate(final["final"]):
+        assert sum(row["vp_by"].values()) == row["vp"] == final["scores"][p]["vp"]
+        assert row["cards"] == hands[p]["cards"] and all(c in final["svg"] for c in row["cards"])
 
 
 def test_bad_requests_get_4xx_naming_what_is_allowed_and_change_nothing(client):
@@ -319,3 +327,112 @@ def test_warm_up_runs_what_a_game_in_the_app_needs():
     from machu_env.web import warm_up
 
     assert 0 < warm_up() < 600
+
+
+def test_watch_mode_plays_agents_at_every_seat_one_decision_at_a_time(client):
+    state = _new(client, num_players=3, seat=None, opponents=["gold", "random", "builder"])
+    assert state["watch"] and state["seat"] is None and not state["your_turn"]
+    assert state["history"] == [] and state["pending"]  # nothing moves until asked
+    state = client.post(f"/api/games/{state['id']}/advance", json={"decisions": 1}).json()
+    assert len(state["history"]) == 1 and state["agents"] == ["gold", "random", "builder"]
+    assert "(hidden)" in state["svg"]  # the public view: no hand shown
+    for _ in range(100):
+        state = client.post(f"/api/games/{state['id']}/advance", json={"decisions": 50}).json()
+        if state["over"]:
+            break
+    assert state["over"] and state["final"] is not None
+    r = client.post("/api/games", json={"num_players": 3, "seat": None, "opponents": ["gold"]})
+    assert r.status_code == 400 and "3 agent names" in r.json()["error"]
+
+
+def test_your_move_first_then_the_agents_and_the_days_in_the_history(client):
+    state = _new(client, num_players=3, opponents="random", seed=3)
+    while not state["your_turn"]:
+        state = client.post(f"/api/games/{state['id']}/advance", json={}).json()
+    before = len(state["history"])
+    mine = client.post(f"/api/games/{state['id']}/play",
+                       json={"action": state["legal"][0]["id"], "advance": False}).json()
+    assert len(mine["history"]) == before + 1 and mine["history"][-1]["agent"] == "you"
+    assert mine["pending"] or mine["your_turn"]
+    after = client.post(f"/api/games/{state['id']}/advance", json={}).json()
+    assert after["your_turn"] or after["over"]
+    assert all(h["day"] >= 1 for h in after["history"]) and after["phase"] in ("day", "night")
+    days = [h["day"] for h in after["history"]]
+    assert days == sorted(days)
+    for body, message in (({"action": 0, "advance": "no"}, "true or false"),
+                          ({"action": 0, "x": 1}, "optionally")):
+        r = client.post(f"/api/games/{state['id']}/play", json=body)
+        assert r.status_code == 400 and message in r.json()["error"]
+    r = client.post(f"/api/games/{state['id']}/advance", json={"decisions": 0})
+    assert r.status_code == 400 and "decisions" in r.json()["error"]
+
+
+def test_a_hint_gives_the_policys_probabilities_over_the_legal_actions(client):
+    state = _new(client, opponents="random", seed=4)
+    hint = client.get(f"/api/games/{state['id']}/hint", params={"agent": "ppo-2p"}).json()
+    legal = {a["id"] for a in state["legal"]}
+    assert hint["legal_probability"] == pytest.approx(1.0, abs=1e-4)
+    assert {a["id"] for a in hint["actions"]} <= legal
+    ps = [a["p"] for a in hint["actions"]]
+    assert ps == sorted(ps, reverse=True) and isinstance(hint["value"], float)
+    assert len(hint["actions"]) + hint["others"] == len(legal)
+    for name in ("gold", "policy:/etc/passwd", "search:ppo-2p"):
+        r = client.get(f"/api/games/{state['id']}/hint", params={"agent": name})
+        assert r.status_code == 400 and "trained policy" in r.json()["error"]
+    watched = _new(client, seat=None, opponents=["random", "random"])
+    r = client.get(f"/api/games/{watched['id']}/hint", params={"agent": "ppo-2p"})
+    assert r.status_code == 409 and "hidden cards" in r.json()["error"]
+
+
+def test_the_words_on_the_buttons_tell_the_truth():
+    """Every cost a button names is what playing it costs: market prices, a far move's
+    llama, production, new Incas, priests (checked by playing each on a copy)."""
+    import random
+    import re
+
+    from machu_env.data import GOODS
+    from machu_env.web.words import describe
+
+    checked = set()
+    for seed in range(12):
+        game, rng = Game(3, seed=seed), random.Random(seed)
+        while not game.is_over:
+            p = game.current_player
+            for a in game.legal_actions():
+                verb, _, rest = a.partition(" ")
+                says = describe(game, a)
+                assert says and says != a
+                if verb not in ("buy", "sell", "move", "produce", "place", "acquire") or (
+                        verb == "move" and rest in ("llama_meadow", "condor_temple",
+                                                    "puma_temple", "sun_temple",
+                                                    "main_temple", "corn_terraces")):
+                    continue
+                twin = game.clone()
+                was = twin.view(p)["players"][p]["goods"]
+                twin.play(a)
+                now = twin.view(p)["players"][p]["goods"]
+                delta = {g: now[g] - was[g] for g in GOODS}
+                # only while the turn goes on: its end pays trail rewards and the day's corn
+                going_on = twin.decision == game.decision or (
+                    verb in ("move", "acquire") and twin.decision not in (None, "move"))
+                if not going_on and verb != "acquire":  # (a priest costs no corn or llama)
+                    continue
+                if verb in ("buy", "sell"):
+                    price = int(re.search(r"for (\d+) corn", says).group(1))
+                    assert delta["corn"] == (-price if verb == "buy" else price), (a, says)
+                elif verb == "move":
+                    assert delta["llama"] == (-1 if "pay 1 llama" in says else 0), (a, says)
+                elif verb in ("place", "acquire"):
+                    paid = re.search(r"pay (.*)\)", says).group(1)
+                    for part in paid.split(" + "):
+                        k, g = part.split(" ")
+                        assert delta[g] == -int(k), (a, says)
+                elif verb == "produce" and rest != "0":
+                    n = int(rest)
+                    if "corn (free)" in says:
+                        assert delta["corn"] == 3 * n
+                    else:
+                        assert delta["corn"] == -n, (a, says)
+                checked.add(verb)
+            game.play(rng.choice(game.legal_action_ids()))
+    assert checked == {"buy", "sell", "move", "produce", "place", "acquire"}

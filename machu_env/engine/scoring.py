@@ -32,6 +32,15 @@ def trail_bonus(space: int) -> int:
 
 
 @njit(cache=True)
+def _holding(s: np.ndarray, b: int, icon: int) -> int:
+    """R9.1: what one icon of a card is worth: the player's Incas in the icon's production
+    district, or the player's priests of the icon's kind (``b``: the player's base)."""
+    if icon < NUM_PRODUCTION:
+        return s[b + L.P_INCAS + icon]
+    return s[b + L.P_PRIESTS + icon - NUM_PRODUCTION]
+
+
+@njit(cache=True)
 def victory_points(s: np.ndarray, p: int) -> int:
     """R9.1-R9.3: icons x holdings, the trail bonus, 3 VP per summit without a card."""
     b = pb(p)
@@ -39,13 +48,23 @@ def victory_points(s: np.ndarray, p: int) -> int:
     vp = 0
     for c in range(NUM_CARDS):
         if (hand >> c) & 1:
-            for j in range(2):
-                icon = CARD_ICONS[c, j]
-                if icon < NUM_PRODUCTION:
-                    vp += s[b + L.P_INCAS + icon]
-                else:
-                    vp += s[b + L.P_PRIESTS + icon - NUM_PRODUCTION]
+            vp += _holding(s, b, CARD_ICONS[c, 0]) + _holding(s, b, CARD_ICONS[c, 1])
     return vp + trail_bonus(s[b + L.P_SCOUT]) + SUMMIT_VP * s[b + L.P_SUMMIT_VP]
+
+
+@njit(cache=True)
+def vp_details(s: np.ndarray, p: int, out: np.ndarray) -> None:
+    """``victory_points`` split: ``out[i]`` for the icon ``i`` (``data.ICONS``) on the
+    player's cards, ``out[8]`` the trail bonus, ``out[9]`` the summits without a card."""
+    b = pb(p)
+    hand = s[b + L.P_HAND]
+    out[:] = 0
+    for c in range(NUM_CARDS):
+        if (hand >> c) & 1:
+            for j in range(2):
+                out[CARD_ICONS[c, j]] += _holding(s, b, CARD_ICONS[c, j])
+    out[8] = trail_bonus(s[b + L.P_SCOUT])
+    out[9] = SUMMIT_VP * s[b + L.P_SUMMIT_VP]
 
 
 @njit(cache=True)

@@ -49,10 +49,12 @@ from typing import Any
 from ..actions import visible_notation
 from ..agents import agent_names, make_agent, shipped_policies
 from ..checks import MAX_SEED, check_int
+from ..data import LAST_DAY
 from ..game import DEFAULT_MAX_DECISIONS, Game
 from ..records import game_record
 from ..replay_html import packed_replay
-from ..svg import board_svg
+from ..svg import NIGHT_DECISIONS, board_svg
+from .words import describe
 
 STATIC = Path(__file__).parent / "static"
 GAME_KEYS = ("num_players", "seat", "opponents", "seed")
@@ -82,15 +84,17 @@ class BadRequest(ValueError):
 
 @dataclass
 class Session:
-    """One game in the app: the human's seat and the agents of the other seats."""
+    """One game in the app: the human's seat (None: a watched game, every seat an agent) and
+    the agents of the other seats."""
 
     game: Game
-    seat: int
+    seat: int | None
     names: list[str]
     agents: dict[int, Any]
     max_decisions: int = DEFAULT_MAX_DECISIONS
     lock: threading.Lock = field(default_factory=threading.Lock)
     error: str | None = None
+    days: list[int] = field(default_factory=list)  # the day of every decision played
 
     @property
     def truncated(self) -> bool:
@@ -100,35 +104,63 @@ class Session:
     def finished(self) -> bool:
         return self.game.is_over or self.truncated
 
-    def advance(self) -> None:
-        """The agents decide until it is the human's turn or the game is over (or truncated)."""
+    def play(self, action: int | str) -> None:
+        """One decision (IllegalActionError, nothing changed, if it is not legal)."""
+        day = self.game.day
+        self.game.play(action)
+        self.days.append(day)
+
+    def advance(self, decisions: int | None = None) -> None:
+        """The agents decide until it is the human's turn or the game is over (or truncated),
+        or for at most ``decisions`` decisions."""
         game = self.game
-        while not self.finished and game.current_player != self.seat:
+        while not self.finished and game.current_player != self.seat and decisions != 0:
             player = game.current_player
             try:
-                game.play(self.agents[player].act(game))
+                self.play(self.agents[player].act(game))
             except Exception as e:  # an agent's failure is not the player's: reported as such
                 self.error = f"agent {self.names[player]} failed: {type(e).__name__}: {e}"
                 return
+            if decisions is not None:
+                decisions -= 1
+
+    def _legal(self) -> list[dict[str, Any]]:
+        """The human's legal actions: id, notation and what each does and costs in words."""
+        game, everything = self.game, self.game.view(None)
+        return [{"id": i, "action": a, "says": describe(game, a, everything)}
+                for i, a in zip(game.legal_action_ids(), game.legal_actions(), strict=True)]
 
     def state(self, game_id: str) -> dict[str, Any]:
-        """What the human's seat may see (never the seed: it re-creates every hidden card)."""
+        """What the human's seat may see (never the seed: it re-creates every hidden card);
+        a watched game shows the public view. Once the game is over every hand is shown, as
+        at the table (R9), with each player's VP by icon."""
         game, seat = self.game, self.seat
         your_turn = not self.finished and game.current_player == seat and self.error is None
+        viewer = None if game.is_over else "public" if seat is None else seat
+        night = game.decision in NIGHT_DECISIONS
+        final = None
+        if game.is_over:
+            hands = game.view(None)["players"]
+            final = [{**sc, "vp_by": game.vp_details(p), "cards": hands[p]["cards"]}
+                     for p, sc in enumerate(game.scores())]
         return {
             "id": game_id, "num_players": game.num_players, "seat": seat,
-            "agents": self.names, "day": game.day, "decision": game.decision,
+            "watch": seat is None, "agents": self.names, "day": game.day,
+            "last_day": LAST_DAY, "phase": "over" if game.is_over else
+            "night" if night else "day", "decision": game.decision,
             "current_player": None if self.finished else game.current_player,
             "your_turn": your_turn,
-            "svg": board_svg(game, seat),
-            "legal": [{"id": i, "action": a} for i, a in
-                      zip(game.legal_action_ids(), game.legal_actions(), strict=True)]
-            if your_turn else [],
-            "history": [{"player": p, "agent": self.names[p],
-                         "action": visible_notation(a, p, seat)} for p, a in game.history],
+            "pending": not self.finished and not your_turn and self.error is None,
+            "svg": board_svg(game, viewer),
+            "legal": self._legal() if your_turn else [],
+            "history": [{"player": p, "agent": self.names[p], "day": d,
+                         "action": visible_notation(a, p, seat if seat is not None
+                                                    else "public")}
+                        for (p, a), d in zip(game.history, self.days, strict=True)],
             "over": self.finished, "end": game.end,
             "truncated": self.truncated,
             "scores": game.scores() if game.is_over else None,
+            "final": final,
             "error": self.error,
         }
 
@@ -223,9 +255,10 @@ class GameStore:
             del self._games[g]
 
 
-def parse_new_game(body: Any) -> tuple[int, int, list[str], int | None]:
+def parse_new_game(body: Any) -> tuple[int, int | None, list[str], int | None]:
     """Check a ``POST /api/games`` body; BadRequest naming what is allowed. The seed is None
-    when the client gave none (the server draws one it never reveals)."""
+    when the client gave none (the server draws one it never reveals); the seat is None for a
+    watched game (agents at every seat)."""
     if not isinstance(body, dict):
         raise BadRequest(f"the body must be a JSON object with {', '.join(GAME_KEYS)}")
     unknown = sorted(set(body) - set(GAME_KEYS))
@@ -234,19 +267,23 @@ def parse_new_game(body: Any) -> tuple[int, int, list[str], int | None]:
                          f"{', '.join(GAME_KEYS)}")
     try:
         n = check_int("num_players", body.get("num_players", 2), 2, 5)
-        seat = check_int("seat", body.get("seat", 0), 0, n - 1)
+        seat = body.get("seat", 0)
+        if seat is not None:  # null: watch agents play every seat
+            seat = check_int("seat", seat, 0, n - 1)
         seed = body.get("seed")
         if seed is not None:
             check_int("seed", seed, 0, MAX_SEED)
     except ValueError as e:
         raise BadRequest(str(e)[:300]) from None
     opponents = body.get("opponents", "random")
+    k = n - 1 if seat is not None else n  # agents: the other seats, or every seat
     if isinstance(opponents, str):
-        opponents = [opponents] * (n - 1)
-    if not (isinstance(opponents, list) and len(opponents) == n - 1
+        opponents = [opponents] * k
+    if not (isinstance(opponents, list) and len(opponents) == k
             and all(isinstance(o, str) for o in opponents)):
-        raise BadRequest(f"opponents must be one agent name or a list of {n - 1} agent names "
-                         f"(the other seats in seat order); got {opponents!r:.80}")
+        raise BadRequest(f"opponents must be one agent name or a list of {k} agent names "
+                         f"({'the other seats' if seat is not None else 'every seat: seat null'}"
+                         f" watches agents play) in seat order; got {opponents!r:.80}")
     return n, seat, opponents, seed
 
 
@@ -265,6 +302,27 @@ def new_session(body: Any, catalog: AgentCatalog | None = None,
     names = ["you" if p == seat else agents[p].name for p in range(n)]
     game = Game(n, seed=draw(MAX_SEED + 1) if seed is None else seed)
     return Session(game, seat, names, agents, limits.decisions)
+
+
+def policy_hint(agent: Any, game: Game, name: str, top: int = 8) -> dict[str, Any]:
+    """What a trained policy thinks of the deciding player's position: its probability of
+    every legal action (softmax at temperature 1; they sum to 1), most probable first (the
+    ``top`` first listed), and its value estimate (of the member it would play: for a
+    population, the one drawn for this game)."""
+    import torch
+
+    probs = agent.probabilities(game)
+    legal = game.legal_action_ids()
+    net = agent._current(game)[0]
+    obs = torch.as_tensor(game.observation(game.current_player)).unsqueeze(0)
+    with torch.no_grad():
+        value = float(net(obs)[1].reshape(-1)[0])
+    ranked = sorted(legal, key=lambda a: -probs[a])
+    return {"agent": name, "value": round(value, 4),
+            "legal_probability": round(float(probs[legal].sum()), 6),
+            "actions": [{"id": int(a), "action": game.legal_actions()[legal.index(a)],
+                         "p": round(float(probs[a]), 4)} for a in ranked[:top]],
+            "others": max(0, len(legal) - top)}
 
 
 def allowed_hosts_for(host: str, extra: Sequence[str] = ()) -> list[str]:
@@ -355,7 +413,8 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
             session = new_session(body, catalog, limits)
             game_id = games.add(session, owner)
             with session.lock:
-                session.advance()
+                if session.seat is not None:  # a watched game moves when the client asks
+                    session.advance()
                 return session.state(game_id)
         return JSONResponse(await run_in_threadpool(start), status_code=201)
 
@@ -372,9 +431,14 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         game_id = request.path_params["game_id"]
         session = games.get(game_id)
         body = await read_json(request, limits.body_bytes)
-        if not isinstance(body, dict) or set(body) != {"action"}:
-            raise BadRequest('the body must be {"action": <action id or notation string>}')
-        action = body["action"]
+        if not isinstance(body, dict) or "action" not in body or set(body) - {"action",
+                                                                              "advance"}:
+            raise BadRequest('the body must be {"action": <action id or notation string>} '
+                             'with, optionally, "advance": false (the agents move later, '
+                             'on POST /api/games/{id}/advance)')
+        action, then = body["action"], body.get("advance", True)
+        if not isinstance(then, bool):
+            raise BadRequest(f'"advance" must be true or false, got {then!r:.40}')
 
         def move():
             with session.lock:
@@ -392,12 +456,51 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
                                      f"string; got {action!r:.60}. Legal actions: "
                                      f"{', '.join(game.legal_actions())}")
                 try:
-                    game.play(action)
+                    session.play(action)
                 except ValueError as e:  # IllegalActionError: names the legal actions
                     raise BadRequest(str(e)[:2000]) from None
-                session.advance()
+                if then:
+                    session.advance()
                 return session.state(game_id)
         return JSONResponse(await run_in_threadpool(move))
+
+    async def advance(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        session = games.get(game_id)
+        body = await read_json(request, limits.body_bytes)
+        if not isinstance(body, dict) or set(body) - {"decisions"}:
+            raise BadRequest('the body must be {} (the agents move until your turn) or '
+                             '{"decisions": k} (at most k agents\' decisions)')
+        try:
+            k = body.get("decisions")
+            if k is not None:
+                k = check_int("decisions", k, 1, limits.decisions)
+        except ValueError as e:
+            raise BadRequest(str(e)[:300]) from None
+
+        def step():
+            with session.lock:
+                session.advance(k)
+                return session.state(game_id)
+        return JSONResponse(await run_in_threadpool(step))
+
+    async def hint(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        session = games.get(game_id)
+        name = request.query_params.get("agent", "")
+        if name not in catalog.policies:
+            raise BadRequest(f"agent {name[:60]!r}: hints come from a trained policy; allowed: "
+                             f"{', '.join(catalog.policies)}")
+
+        def ask():
+            agent = catalog.make(name, 0)
+            with session.lock:
+                game = session.game
+                if session.finished or game.current_player != session.seat:
+                    raise BadRequest("a hint is for your own decision: wait for your turn "
+                                     "(an agent's hint would show its hidden cards)", 409)
+                return policy_hint(agent, game, name)
+        return JSONResponse(await run_in_threadpool(ask))
 
     async def record(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -435,6 +538,8 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         Route("/api/games", handled(create), methods=["POST"]),
         Route("/api/games/{game_id}", handled(show)),
         Route("/api/games/{game_id}/play", handled(play), methods=["POST"]),
+        Route("/api/games/{game_id}/advance", handled(advance), methods=["POST"]),
+        Route("/api/games/{game_id}/hint", handled(hint)),
         Route("/api/games/{game_id}/record", handled(record)),
         Route("/api/replay", handled(replay), methods=["POST"]),
     ]
