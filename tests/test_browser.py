@@ -15,6 +15,8 @@ import pytest
 
 pytestmark = pytest.mark.browser
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -56,6 +58,7 @@ def browser():
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--window-size=1400,1000"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console errors
     driver = webdriver.Chrome(options=options, service=Service(DRIVER))
     yield driver
     driver.quit()
@@ -215,3 +218,71 @@ def test_focus_stays_on_the_moves_after_a_move(server, browser):
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action:not([disabled])"))
     focused = browser.switch_to.active_element
     assert focused.tag_name == "button" and "action" in focused.get_attribute("class")
+
+
+def _start(browser, server, seed="7", **fields):
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    for name, value in fields.items():
+        Select(browser.find_element(By.ID, name)).select_by_value(value)
+    browser.find_element(By.ID, "seed").send_keys(seed)
+    browser.find_element(By.ID, "start").click()
+
+
+def _errors(browser) -> list[str]:
+    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_click_the_board_reload_and_resume(server, browser):
+    """Issue #27: districts on the board are clickable moves; a reload resumes the game from
+    its address; the actions are visible at 1280x720 without scrolling."""
+    browser.set_window_size(1280, 720)
+    _start(browser, server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    target = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#board svg g.clickable"))
+    first = browser.find_element(By.CSS_SELECTOR, "button.action")
+    assert browser.execute_script("return arguments[0].getBoundingClientRect().bottom",
+                                  first) <= browser.execute_script("return innerHeight")
+    before = len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)"))
+    target[0].click()
+    _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")) > before)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    assert "#game=" in browser.current_url
+    moves = browser.find_element(By.ID, "history").text
+    board = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
+    browser.refresh()
+    _wait(lambda: browser.find_element(By.ID, "history").text == moves)
+    assert browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML") == board
+    assert "Day" in browser.find_element(By.ID, "clock").text
+    assert _errors(browser) == []
+
+
+def test_watch_mode_finishes_a_game_and_the_end_shows_every_card(server, browser):
+    _start(browser, server, players="3", seat="watch")
+    speed = browser.find_element(By.ID, "w-speed")
+    browser.execute_script("arguments[0].value = arguments[0].max; arguments[0].oninput()", speed)
+    _wait(lambda: "Game over" in browser.find_element(By.ID, "status").text, 240)
+    final = browser.find_element(By.ID, "final")
+    assert final.is_displayed() and "Final scores" in final.text
+    rows = final.find_elements(By.CSS_SELECTOR, "tr")[1:]
+    assert len(rows) == 3
+    svg = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
+    assert "(hidden)" not in svg  # every hand revealed on the final board
+    for row in rows:  # each player's cards, as on the board
+        cards = row.find_elements(By.TAG_NAME, "td")[1].text
+        assert all(c.strip() in svg for c in cards.split(",") if c.strip() != "-")
+    assert _errors(browser) == []
+
+
+def test_the_hint_panel_shows_probabilities_that_sum_to_one(server, browser):
+    _start(browser, server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    browser.find_element(By.ID, "hint-on").click()
+    hint = _wait(lambda: [h for h in browser.find_elements(By.ID, "hint")
+                          if h.is_displayed() and "%" in h.text])[0]
+    shown = [float(td.text.rstrip(" %")) for td in
+             hint.find_elements(By.CSS_SELECTOR, "td:nth-child(2)")]
+    shown += [float(s.text.rstrip(" %")) for s in hint.find_elements(By.CLASS_NAME, "others")]
+    assert sum(shown) == pytest.approx(100, abs=0.1 * len(shown) + 0.05)
+    assert _errors(browser) == []

@@ -421,7 +421,7 @@ def test_the_words_on_the_buttons_tell_the_truth():
                     price = int(re.search(r"for (\d+) corn", says).group(1))
                     assert delta["corn"] == (-price if verb == "buy" else price), (a, says)
                 elif verb == "move":
-                    assert delta["llama"] == (-1 if "pay 1 llama" in says else 0), (a, says)
+                    assert delta["llama"] == (-1 if "pays 1 llama" in says else 0), (a, says)
                 elif verb in ("place", "acquire"):
                     paid = re.search(r"pay (.*)\)", says).group(1)
                     for part in paid.split(" + "):

@@ -322,7 +322,8 @@ def policy_hint(agent: Any, game: Game, name: str, top: int = 8) -> dict[str, An
             "legal_probability": round(float(probs[legal].sum()), 6),
             "actions": [{"id": int(a), "action": game.legal_actions()[legal.index(a)],
                          "p": round(float(probs[a]), 4)} for a in ranked[:top]],
-            "others": max(0, len(legal) - top)}
+            "others": max(0, len(legal) - top),
+            "others_p": round(float(sum(probs[a] for a in ranked[top:])), 4)}
 
 
 def allowed_hosts_for(host: str, extra: Sequence[str] = ()) -> list[str]:
@@ -403,7 +404,8 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
     async def agents(request: Request) -> Response:
-        return JSONResponse({"agents": catalog.names(), "also": catalog.wrapped()})
+        return JSONResponse({"agents": catalog.names(), "also": catalog.wrapped(),
+                             "policies": catalog.policies})
 
     async def create(request: Request) -> Response:
         body = await read_json(request, limits.body_bytes)

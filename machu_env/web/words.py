@@ -65,12 +65,11 @@ def describe(game: Game, action: str, view: dict | None = None) -> str:
     if verb == "move":
         here = me["prince"]
         far = here is not None and not ADJACENT[DISTRICTS.index(here), DISTRICTS.index(rest)]
-        cost = "pay 1 llama (not next door)" if far else "free"
-        return f"move your Prince to the {LABELS[rest]} ({cost})"
+        cost = "pays 1 llama: not next door" if far else "free"
+        return f"Prince to the {LABELS[rest]} ({cost})"
     if verb == "stay":
         when = "at once: day 9" if game.day == LAST_DAY else "at night"
-        return f"stay where you are and take the {rest} moon tile ({MOON_WORDS[rest]}, " \
-               f"{when}); no district action"
+        return f"stay: take the {rest} moon tile ({MOON_WORDS[rest]} {when})"
     if verb == "produce":
         n, d = int(rest), _district(game)
         if n == 0:
