@@ -135,6 +135,8 @@ def vector_loop(secs: float, num_envs: int = 4096) -> float:
     learner actions from its compiled sampler, random opponents inside the batch."""
     import gymnasium as gym
 
+    import machu_env  # noqa: F401 (registers MachuPicchu-v0)
+
     envs = gym.make_vec("MachuPicchu-v0", num_envs=num_envs, num_players=PLAYERS,
                         opponents="random:1")
     envs.reset(seed=0)

@@ -1,4 +1,5 @@
-"""Training throughput side by side, in one run: sb3-contrib's MaskablePPO and ``machu train``.
+"""Training throughput side by side, in one run: sb3-contrib's MaskablePPO, ``machu train`` and
+RLlib's PPO on the batch engine.
 
     python benchmarks/train_speed.py [--steps 409600] [--players 2] [--threads 0]
 
@@ -12,7 +13,12 @@ frozen copy of the initial policy as ``self``):
   used before ``train/ppo.py``), the frozen copy playing through its own ``predict``;
 * ``machu_train_fp32`` / ``machu_train_bf16`` — ``train.selfplay.train`` (what ``machu train``
   runs; bf16 only where the CPU has bfloat16 arithmetic), its steps per second over training
-  time (the evaluations are not counted), with its own split into update, policy and simulator.
+  time (the evaluations are not counted), with its own split into update, policy and simulator;
+* ``machu_train_compiled_pool`` / ``rllib_ppo_batch_engine`` — ``machu train`` and RLlib's PPO
+  (``machu_env.rllib.vector_ppo_config``: the batch engine's VectorEnv in one local env
+  runner, the learner in the same process) against the same compiled opponents
+  (``COMPILED_POOL``, no frozen policy), with the same network and PPO settings (where RLlib
+  is installed).
 
 Each learner first runs one short warm-up (numba's compiled kernels, torch's first calls).
 Writes a table to stdout and ``train_speed.json`` (machine, versions, date) under ``--out``.
@@ -95,6 +101,41 @@ def machu_train(steps: int, players: int, threads: int, precision: str, seed: in
             "simulator_seconds": s["simulator_seconds"]}
 
 
+COMPILED_POOL = "random:0.1,builder:0.3,gold:0.6"  # opponents both RLlib and machu train meet
+
+
+def rllib_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
+    """RLlib's PPO on the batch engine (``machu_env.rllib.vector_ppo_config``: one local env
+    runner stepping ``n_envs`` games per call, the learner in the same process, as ``machu
+    train``), the same network and PPO settings; env steps per second of ``train()``."""
+    import os
+
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a private instance for this run
+    import ray
+
+    from machu_env.rllib import vector_ppo_config
+
+    c = TrainConfig(players=players, **settings)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        algo = vector_ppo_config(
+            num_players=players, opponents=COMPILED_POOL, num_env_runners=0,
+            envs_per_runner=c.n_envs, layers=tuple(c.layers()), seed=seed,
+            train_batch_size=c.n_envs * c.n_steps, minibatch_size=c.batch_size,
+            num_epochs=c.n_epochs, lr=c.learning_rate).build_algo()
+        algo.train()  # warm-up
+        done, t = 0, time.perf_counter()
+        while done < steps:
+            r = algo.train()
+            done += int(r["env_runners"]["num_env_steps_sampled"])
+        secs = time.perf_counter() - t
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return {"steps": done, "seconds": round(secs, 2), "steps_per_second": round(done / secs, 1),
+            "pool": COMPILED_POOL}
+
+
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=409_600, help="learner decisions per learner")
@@ -112,6 +153,21 @@ def main(argv: list[str] | None = None) -> dict:
     results["machu_train_fp32"] = machu_train(args.steps, args.players, args.threads, "fp32")
     if bf16_supported():
         results["machu_train_bf16"] = machu_train(args.steps, args.players, args.threads, "bf16")
+    try:
+        import ray.rllib  # noqa: F401
+
+        results["machu_train_compiled_pool"] = {
+            **machu_train(args.steps, args.players, args.threads, "fp32", pool=COMPILED_POOL),
+            "pool": COMPILED_POOL}
+        results["rllib_ppo_batch_engine"] = rllib_ppo(args.steps, args.players)
+    except ImportError:
+        print("(RLlib not installed: pip install 'machu-env[rllib]')")
+    if "rllib_ppo_batch_engine" in results:
+        share = results["rllib_ppo_batch_engine"]["steps_per_second"] / \
+            results["machu_train_compiled_pool"]["steps_per_second"]
+        results["rllib_ppo_batch_engine"]["share_of_machu_train"] = round(share, 3)
+        print(f"RLlib on the batch engine: {share:.0%} of machu train's env steps/s (same "
+              "opponents, network and settings)")
     base = results["maskable_ppo"]["steps_per_second"]
     print(f"{'learner':<20} {'env steps/s':>12} {'vs MaskablePPO':>15}")
     for name, r in results.items():

@@ -1,14 +1,16 @@
 """Masked PPO in one file, on the Gymnasium VectorEnv (``gym.make_vec("MachuPicchu-v0")``).
 
-    python examples/ppo_vector.py --num-envs 128 --total-steps 2000000 --opponents gold:1
+    python examples/ppo_vector.py --num-envs 128 --total-steps 10000000
 
 A CleanRL-style script: plain torch, no project trainer, everything in this file. It shows how
 to train on the vector env: the legal actions come in ``infos["action_mask"]``, illegal logits
 are set to a large negative number before sampling, and games that end are restarted in the
 same step (``AutoresetMode.SAME_STEP``): the reward of a step belongs to the game that was in
-the slot, and the returns are cut there. Every ``--eval-every`` steps it plays ``--eval-games``
-games against the opponents (its most probable legal action) and prints the win share; it
-saves the policy as an agent file (``--save``), playable as ``policy:<file>``.
+the slot, and the returns are cut there. It trains against ``--opponents`` (a mix of random,
+builder and gold: against gold alone a new policy never wins and learns nothing); every
+``--eval-every`` steps it plays ``--eval-games`` games against ``--eval-opponents`` (gold) with
+its most probable legal action and prints the win share; it saves the policy as an agent file
+(``--save``), playable as ``policy:<file>``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--num-envs", type=int, default=128)
     p.add_argument("--num-players", type=int, default=2)
-    p.add_argument("--opponents", default="gold:1", help="the vector env's opponent pool")
+    p.add_argument("--opponents", default="random:0.2,builder:0.3,gold:0.5",
+                   help="the vector env's opponent pool while training")
+    p.add_argument("--eval-opponents", default="gold:1",
+                   help="the opponents of the evaluation games")
     p.add_argument("--total-steps", type=int, default=2_000_000)
     p.add_argument("--rollout", type=int, default=128, help="steps per game per update")
     p.add_argument("--minibatch", type=int, default=4096)
@@ -85,7 +90,7 @@ class ActorCritic(nn.Module):
 def evaluate(net: ActorCritic, args: argparse.Namespace, seed: int) -> float:
     """Win share of the greedy policy over ``--eval-games`` games, each played once."""
     envs = gym.make_vec("MachuPicchu-v0", num_envs=args.eval_games,
-                        num_players=args.num_players, opponents=args.opponents)
+                        num_players=args.num_players, opponents=args.eval_opponents)
     obs, infos = envs.reset(seed=seed)
     result = np.full(args.eval_games, -1)
     while (result < 0).any():
@@ -167,7 +172,7 @@ def train(args: argparse.Namespace) -> dict:
             share = evaluate(net, args, seed=10_000 + steps)
             seconds = time.perf_counter() - start
             history.append({"steps": steps, "win_share": share, "seconds": round(seconds, 1)})
-            print(f"{steps:>10,} steps  {seconds:7.1f} s  win share vs {args.opponents}: "
+            print(f"{steps:>10,} steps  {seconds:7.1f} s  win share vs {args.eval_opponents}: "
                   f"{share:.1%}", flush=True)
     if args.save:
         from machu_env.agents import policy_file

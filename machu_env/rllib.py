@@ -214,6 +214,79 @@ def ppo_config(num_players: int = 2, num_env_runners: int = 1, envs_per_runner: 
             .debugging(seed=seed))
 
 
+try:
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+except ImportError:  # pragma: no cover - older Ray
+    from ray.rllib.algorithms.callbacks import DefaultCallbacks as RLlibCallback
+
+
+class WinShare(RLlibCallback):
+    """Logs every finished game's result as ``win_share`` (mean over RLlib's window) in the
+    results and TensorBoard: the learner's win share against its opponents (the batch env's
+    ``infos["won"]``); a game cut at ``max_learner_steps`` counts as not won."""
+
+    def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+        infos = episode.get_infos(-1) if hasattr(episode, "get_infos") else {}
+        won = float(bool(infos.get("won", False))) if isinstance(infos, dict) else 0.0
+        if metrics_logger is not None:
+            metrics_logger.log_value("win_share", won, reduce="mean", window=1000)
+
+
+VECTOR_ENV = "machu_env:MachuPicchu-v0"  # importing machu_env registers it (in every worker)
+
+
+def vector_env_config(num_players: int = 2, opponents: str = "random:0.1,builder:0.3,gold:0.6",
+                      reward: str = "win", max_learner_steps: int = 1000) -> dict[str, Any]:
+    """The ``env_config`` of the batch-engine env for RLlib: the Gymnasium VectorEnv with dict
+    observations and next-step autoreset (what RLlib's ``SingleAgentEnvRunner`` expects)."""
+    return {"num_players": num_players, "opponents": opponents, "reward": reward,
+            "max_learner_steps": max_learner_steps, "obs_format": "dict",
+            "autoreset_mode": "next_step"}
+
+
+def vector_ppo_config(num_players: int = 2, opponents: str = "random:0.1,builder:0.3,gold:0.6",
+                      num_env_runners: int = 0, envs_per_runner: int = 128,
+                      layers: tuple[int, ...] = (256, 256), reward: str = "win", seed: int = 0,
+                      train_batch_size: int = 16384, minibatch_size: int = 4096,
+                      num_epochs: int = 4, lr: float = 3e-4, eval_opponents: str = "gold:1",
+                      eval_interval: int = 0, eval_games: int = 200):
+    """RLlib's ``PPOConfig`` on the batch engine: each env runner steps ``envs_per_runner``
+    games per call (``gym.make_vec`` of ``MachuPicchu-v0`` through its vector entry point),
+    the opponents played inside the batch (``opponents``, a pool string as in ``machu
+    train``); one ``MaskedActorCritic`` learns the learner seat. ``win_share`` (the
+    ``WinShare`` callback) is in the results and TensorBoard; with ``eval_interval`` > 0,
+    every that many iterations ``eval_games`` games are played against ``eval_opponents``
+    (``results["evaluation"]["env_runners"]["win_share"]``)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    check_int("num_env_runners", num_env_runners, 0, None)
+    check_int("envs_per_runner", envs_per_runner, 1, None)
+    module = RLModuleSpec(module_class=MaskedActorCritic,
+                          model_config={"layers": list(layers), "seed": seed})
+    config = (PPOConfig()
+              .environment(VECTOR_ENV, env_config=vector_env_config(num_players, opponents,
+                                                                    reward))
+              .rl_module(rl_module_spec=module)
+              .env_runners(num_env_runners=num_env_runners,
+                           num_envs_per_env_runner=envs_per_runner,
+                           gym_env_vectorize_mode="vector_entry_point",
+                           rollout_fragment_length="auto")
+              .callbacks(WinShare)
+              .training(train_batch_size_per_learner=train_batch_size,
+                        minibatch_size=minibatch_size, num_epochs=num_epochs, lr=lr,
+                        gamma=0.995, lambda_=0.95, entropy_coeff=0.01, vf_loss_coeff=0.5)
+              .debugging(seed=seed))
+    if eval_interval:
+        config = config.evaluation(
+            evaluation_interval=eval_interval, evaluation_duration=eval_games,
+            evaluation_duration_unit="episodes", evaluation_num_env_runners=0,
+            evaluation_config={"env_config": vector_env_config(num_players, eval_opponents,
+                                                               reward),
+                               "explore": False})
+    return config
+
+
 def export_policy(module: MaskedActorCritic, path: str | Path,
                   info: dict[str, Any] | None = None) -> Path:
     """Write ``module``'s weights as a data-only agent file (``policy_file`` format)."""
@@ -224,13 +297,45 @@ def export_policy(module: MaskedActorCritic, path: str | Path,
     return Path(path)
 
 
-def policy_path(checkpoint: str | Path) -> Path:
-    """The agent file of a checkpoint folder written by ``train.rllib_ppo`` (ValueError
-    naming what is expected when there is none)."""
+def policy_path(checkpoint: str | Path, trust_pickle: bool = False) -> Path:
+    """The agent file of an RLlib checkpoint folder: the data-only ``policy.safetensors`` that
+    ``train.rllib_ppo`` writes beside each checkpoint, or, for any other checkpoint of the
+    project's ``MaskedActorCritic`` (a script of your own that called ``save_to_path``), its
+    module state converted to an agent file (in the temp folder) — RLlib writes that state as
+    a pickle, so only with ``trust_pickle``. ValueError naming what is expected otherwise."""
     folder = Path(checkpoint)
     path = folder / POLICY_FILE if folder.is_dir() else folder
-    if not path.is_file() or path.suffix != ".safetensors":
-        raise ValueError(f"no RLlib policy at {checkpoint}: expected a checkpoint folder written "
-                         f"by `python -m machu_env.train.rllib_ppo` (it holds {POLICY_FILE}, the "
-                         "data-only copy of the shared module's weights)")
+    if path.is_file() and path.suffix == ".safetensors":
+        return path
+    modules = sorted(p.parent for p in folder.glob("**/rl_module/*/module_state.*")) \
+        if folder.is_dir() else []
+    if modules and trust_pickle:
+        return _converted(modules[0])
+    found = (f"; it holds RLlib module state ({modules[0].relative_to(folder)}), a pickle: "
+             "pass trust_pickle=True (--trust-pickle) for a checkpoint you trust"
+             if modules else "")
+    raise ValueError(f"no RLlib policy at {checkpoint}: expected a checkpoint folder written "
+                     f"by `python -m machu_env.train.rllib_ppo` (it holds {POLICY_FILE}, the "
+                     "data-only copy of the module's weights) or an RLlib checkpoint of "
+                     f"MaskedActorCritic{found}")
+
+
+def _converted(module_dir: Path) -> Path:
+    """The weights of a ``MaskedActorCritic`` checkpoint as an agent file (cached by the
+    checkpoint's path and time)."""
+    import hashlib
+    import tempfile
+
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    stamp = f"{module_dir.resolve()}:{module_dir.stat().st_mtime_ns}".encode()
+    out = Path(tempfile.gettempdir()) / f"machu-env-rllib-{hashlib.sha256(stamp).hexdigest()[:16]}"
+    path = out / POLICY_FILE
+    if not path.is_file():
+        module = RLModule.from_checkpoint(str(module_dir.resolve()))
+        if not isinstance(module, MaskedActorCritic):
+            raise ValueError(f"{module_dir}: an RLlib module of class "
+                             f"{type(module).__name__}, not machu_env.rllib.MaskedActorCritic")
+        out.mkdir(parents=True, exist_ok=True)
+        export_policy(module, path, {"converted_from": str(module_dir)})
     return path

@@ -72,6 +72,14 @@ class MachuPicchuVectorEnv(VectorEnv):
         copy: as in Gymnasium's ``SyncVectorEnv``: True returns fresh observation and mask
             arrays; False returns the env's own buffers, overwritten by the next ``step`` or
             ``reset`` (faster: for loops that store them at once, such as a rollout buffer).
+        autoreset_mode: ``"same_step"`` (default) or ``"next_step"`` (Gymnasium's
+            ``AutoresetMode``): with ``next_step`` a game that ends returns its last
+            observation, with ``infos["won"]``, and the next ``step`` ignores that slot's
+            action and returns the new game's first observation (reward 0): what RLlib's
+            env runners expect.
+        obs_format: ``"array"`` (default): observations ``(num_envs, OBS_SIZE)``;
+            ``"dict"``: ``{"observations": ..., "action_mask": float32 (num_envs, 157)}``,
+            RLlib's convention for masked actions (the masks stay in the infos too).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -80,7 +88,9 @@ class MachuPicchuVectorEnv(VectorEnv):
                  learner_seat: int | None = None, reward: str = "win",
                  learning_game: bool = False, max_decisions: int = DEFAULT_MAX_DECISIONS,
                  max_learner_steps: int = DEFAULT_MAX_DECISIONS, seed: int = 0,
-                 render_mode: str | None = None, copy: bool = True) -> None:
+                 render_mode: str | None = None, copy: bool = True,
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
+                 obs_format: str = "array") -> None:
         from .train.pool_env import PoolVecEnv
 
         if render_mode is not None:
@@ -90,6 +100,17 @@ class MachuPicchuVectorEnv(VectorEnv):
         if not isinstance(copy, (bool, np.bool_)):
             raise ValueError(f"copy must be True or False, got {copy!r}")
         self.copy = bool(copy)
+        modes = {"same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetMode.NEXT_STEP}
+        mode = next((m for m in modes.values() if autoreset_mode is m), None) \
+            or modes.get(autoreset_mode if isinstance(autoreset_mode, str) else "")
+        if mode is None:
+            raise ValueError(f"autoreset_mode must be 'same_step' or 'next_step' (or "
+                             f"gymnasium's AutoresetMode of either), got {autoreset_mode!r}")
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self._next_step = mode is AutoresetMode.NEXT_STEP
+        if obs_format not in ("array", "dict"):
+            raise ValueError(f"obs_format must be 'array' or 'dict', got {obs_format!r}")
+        self.obs_format = obs_format
         if not isinstance(opponents, str):
             raise ValueError(f"opponents is a pool string like 'random:1' or 'gold:1', got "
                              f"{opponents!r}")
@@ -100,8 +121,15 @@ class MachuPicchuVectorEnv(VectorEnv):
         n = self.num_envs = self._core.num_envs
         self.num_players = self._core.num_players
         self.single_observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (n, OBS_SIZE), np.float32)
+        if obs_format == "dict":
+            self.single_observation_space = spaces.Dict({
+                "observations": self.single_observation_space,
+                "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)})
+            self.observation_space = spaces.Dict({
+                "observations": self.observation_space,
+                "action_mask": spaces.Box(0.0, 1.0, (n, NUM_ACTIONS), np.float32)})
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.action_space = spaces.MultiDiscrete(np.full(n, NUM_ACTIONS))
         self.render_mode = None
         self._obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
@@ -109,6 +137,7 @@ class MachuPicchuVectorEnv(VectorEnv):
         self._sample_rngs = K.seed_streams(check_seed("seed", seed), n, 2**20)
         self._sampled = np.zeros(n, dtype=np.int32)
         self._started = False
+        self._waiting = np.zeros(n, dtype=np.bool_)  # next_step: slots that ended last step
 
     # --- Gymnasium API --------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
@@ -124,6 +153,7 @@ class MachuPicchuVectorEnv(VectorEnv):
             self._sample_rngs = K.seed_streams(int(seed), self.num_envs, 2**20)
         self._core.reset()
         self._started = True
+        self._waiting[:] = False
         self._core.observe(self._obs, self._mask)
         return self._outputs()
 
@@ -133,18 +163,24 @@ class MachuPicchuVectorEnv(VectorEnv):
         the opponents' replies, and the restart of the games that ended."""
         if not self._started:
             raise ResetNeeded("step() before reset(): call reset() first")
+        waiting = self._waiting.copy()  # next_step: these slots start their new game now
+        if waiting.any():  # their actions are ignored (any legal one stands in)
+            actions = np.array(actions, copy=True) if hasattr(actions, "__len__") else actions
+            if isinstance(actions, np.ndarray) and actions.shape == (self.num_envs,) \
+                    and actions.dtype.kind in "iu":
+                actions[waiting] = self._core._bufs[waiting, 0]
         a = self._core._checked_actions(actions)  # ValueError, nothing changed
         fused = self._core.compiled_only
         if fused:  # every opponent compiled: one fused pass
             if self.copy:  # written by the pass itself: new arrays, no second pass to copy
                 self._obs, self._mask = np.empty_like(self._obs), np.empty_like(self._mask)
             rewards, ended, cut, final_rows, won_rows = self._core.advance_compiled(
-                a, self._obs, self._mask)
+                a, self._obs, self._mask, ~waiting)
             rewards, terminated, truncated = rewards.copy(), ended.copy(), cut.copy()
             done = np.flatnonzero(ended | cut)
             won_done = won_rows[done].astype(np.bool_)
         else:
-            r = self._core.advance(a)
+            r = self._core.advance(a, np.flatnonzero(~waiting))
             self._core.observe(self._obs, self._mask)
             rewards = r.rewards
             terminated = np.zeros(self.num_envs, dtype=np.bool_)
@@ -157,14 +193,23 @@ class MachuPicchuVectorEnv(VectorEnv):
             final_rows[r.cut] = r.cut_obs
             won_done = np.concatenate([r.won, np.zeros(r.cut.size, dtype=np.bool_)])
         obs, infos = self._outputs(fresh=fused)
-        if done.size:
+        marked = np.zeros(self.num_envs, dtype=np.bool_)
+        marked[done] = True
+        won = np.zeros(self.num_envs, dtype=np.bool_)
+        won[done] = won_done
+        if self._next_step:  # the ended games show their last observation this step
+            self._waiting = marked
+            if done.size:
+                rows = obs["observations"] if self.obs_format == "dict" else obs
+                if rows is self._obs:  # (copy=False: the buffer holds the new games)
+                    rows = rows.copy()
+                    obs = {**obs, "observations": rows} if self.obs_format == "dict" else rows
+                rows[done] = final_rows[done]
+                infos.update(won=won, _won=marked)
+        elif done.size:
             final = np.full(self.num_envs, None, dtype=object)
             for i in done:
                 final[i] = final_rows[i].copy()
-            marked = np.zeros(self.num_envs, dtype=np.bool_)
-            marked[done] = True
-            won = np.zeros(self.num_envs, dtype=np.bool_)
-            won[done] = won_done
             infos.update(final_obs=final, _final_obs=marked,
                          final_info={"won": won, "_won": marked},
                          _final_info=marked)
@@ -194,7 +239,10 @@ class MachuPicchuVectorEnv(VectorEnv):
         ``fresh``: the buffers were new this step)."""
         obs, mask = ((self._obs.copy(), self._mask.copy()) if self.copy and not fresh
                      else (self._obs, self._mask))
-        return obs, {"action_mask": mask, "_action_mask": np.ones(self.num_envs, np.bool_)}
+        infos = {"action_mask": mask, "_action_mask": np.ones(self.num_envs, np.bool_)}
+        if self.obs_format == "dict":
+            return {"observations": obs, "action_mask": mask.astype(np.float32)}, infos
+        return obs, infos
 
 
 def make_vector_env(num_envs: int = 64, **kwargs: Any) -> MachuPicchuVectorEnv:

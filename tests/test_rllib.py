@@ -138,3 +138,51 @@ def test_truncated_episodes_stay_ended_and_options_are_checked():
             MachuPicchuMultiAgentEnv(config)
     with pytest.raises(ValueError, match="seed must be an int"):
         env.reset(seed="abc")
+
+
+def test_rllib_on_the_batch_engine_trains_evaluates_checkpoints_and_resumes(tmp_path, ray_env):
+    """Issue #28, item 3: RLlib's PPO on the Gymnasium VectorEnv (many games per env-runner
+    call), the win share against its opponents and against gold in the results, frozen copies
+    of the policy joining the opponent pool, periodic checkpoints that play as rllib:<folder>,
+    and a resumed run that goes on from the checkpoint's iteration."""
+    from machu_env.agents import make_agent
+    from machu_env.train.rllib_ppo import train
+
+    ray_env.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    lines: list[str] = []
+    summary = train(players=2, iterations=2, env_runners=0, envs_per_runner=8,
+                    out=tmp_path / "run", train_batch_size=1024, minibatch_size=256,
+                    layers=(32, 32), log=lines.append, batch_engine=True, eval_every=1,
+                    eval_games=8, checkpoint_every=1, snapshot_every=1)
+    rows = summary["iterations"]
+    assert [r["iteration"] for r in rows] == [1, 2]
+    assert all(r["env_steps"] >= 1024 and 0 <= r["eval_win_share"] <= 1 for r in rows)
+    assert 0 <= rows[-1]["win_share"] <= 1  # (games of 8 slots x 128 steps have ended)
+    assert any("frozen copies" in line for line in lines)
+    for folder in ("checkpoint_1", "checkpoint_2", "checkpoint"):
+        agent = make_agent(f"rllib:{tmp_path / 'run' / folder}", seed=0)
+        game = Game(2, 3)
+        for _ in range(20):
+            game.play(agent.act(game))  # raises on an illegal action
+    with pytest.raises(ValueError, match="trust-pickle"):
+        train(batch_engine=True, resume=tmp_path / "run" / "checkpoint_1", out=tmp_path / "x")
+    again = train(players=2, iterations=1, env_runners=0, envs_per_runner=8,
+                  out=tmp_path / "resumed", train_batch_size=1024, minibatch_size=256,
+                  layers=(32, 32), log=lines.append, batch_engine=True,
+                  resume=tmp_path / "run" / "checkpoint_1", trust_pickle=True)
+    assert [r["iteration"] for r in again["iterations"]] == [2]
+    assert (tmp_path / "run" / "tb").is_dir()
+    # any checkpoint of the module: without the data-only file, only with trust_pickle
+    bare = tmp_path / "bare"
+    import shutil
+
+    shutil.copytree(tmp_path / "run" / "checkpoint", bare)
+    (bare / "policy.safetensors").unlink()
+    with pytest.raises(ValueError, match="trust_pickle"):
+        make_agent(f"rllib:{bare}")
+    converted = make_agent(f"rllib:{bare}", seed=0, trust_pickle=True)
+    shipped = make_agent(f"rllib:{tmp_path / 'run' / 'checkpoint'}", seed=0)
+    game = Game(2, 5)
+    for _ in range(20):
+        assert converted.act(game) == shipped.act(game)
+        game.play(shipped.act(game))

@@ -186,3 +186,47 @@ def test_copy_false_returns_the_envs_own_buffers():
     assert obs2 is not obs and np.array_equal(obs, kept)
     with pytest.raises(ValueError, match="copy must be True or False"):
         MachuPicchuVectorEnv(num_envs=4, copy="yes")
+
+
+@pytest.mark.parametrize("opponents", ["random:1", "random:1,self:1"])
+def test_next_step_autoreset_shows_the_last_observation_then_the_new_game(opponents):
+    """autoreset_mode="next_step" (RLlib's env runners): the ending step returns the game's
+    last observation and infos["won"]; the next step ignores that slot's action and returns
+    the new game's first observation with reward 0. Same games as same_step otherwise."""
+    kwargs = dict(num_envs=16, num_players=2, opponents=opponents, max_learner_steps=60)
+    same = MachuPicchuVectorEnv(**kwargs)
+    nxt = MachuPicchuVectorEnv(**kwargs, autoreset_mode="next_step", obs_format="dict")
+    assert nxt.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    if "self" in opponents:  # a batched policy opponent: the general (not fused) path
+        pick = lambda obs, masks: masks.argmax(axis=1)  # noqa: E731
+        same.set_opponent_policies([pick])
+        nxt.set_opponent_policies([pick])
+    same.reset(seed=3)
+    obs, _ = nxt.reset(seed=3)
+    assert set(obs) == {"observations", "action_mask"}
+    checked = 0
+    for _ in range(200):
+        actions = same.random_actions()
+        a = same.step(actions)
+        b = nxt.step(actions)
+        done = np.flatnonzero(a[2] | a[3])
+        if not done.size:
+            assert np.array_equal(a[0], b[0]["observations"])
+            continue
+        for i in done:
+            assert np.array_equal(b[0]["observations"][i], a[4]["final_obs"][i])
+        assert np.array_equal(b[4]["won"], a[4]["final_info"]["won"])
+        assert np.array_equal(b[1], a[1]) and np.array_equal(b[2], a[2])
+        acts = same.random_actions()
+        acts[done] = 156  # the ended slots' actions are ignored (any id)
+        c = nxt.step(acts)
+        for i in done:
+            assert np.array_equal(c[0]["observations"][i], a[0][i])  # the new game's first
+            assert c[1][i] == 0 and not c[2][i] and not c[3][i]
+        checked += 1
+        break
+    assert checked == 1
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        MachuPicchuVectorEnv(num_envs=2, autoreset_mode="later")
+    with pytest.raises(ValueError, match="obs_format"):
+        MachuPicchuVectorEnv(num_envs=2, obs_format="tuple")

@@ -101,20 +101,29 @@ def finish_games(states, seats, idx, scratch, score_rows, mode, rewards, termina
 def step_learners(states, bufs, counts, rngs, seats, kinds, weights, noise, cum, actions,
                   learner_steps, max_learner_steps, max_decisions, fixed_seat, num_players,
                   learning, scratch, score_rows, mode, rewards, ended, cut, final_obs, won,
-                  obs, mask):
+                  obs, mask, active):
     """A whole step of a batch whose opponents are all compiled, in one pass per game: the
     learner's action, the opponents' replies, the end (reward, last observation, win) or the
     truncation of the game and its restart, then the learner's next observation and legal
-    mask. The same draws in the same order per game as the step in ``PoolVecEnv.advance``."""
+    mask. The same draws in the same order per game as the step in ``PoolVecEnv.advance``.
+    A game with ``active[i]`` False is not stepped (its observation and mask are written)."""
     for i in prange(states.shape[0]):
+        rewards[i] = 0.0
+        ended[i] = False
+        cut[i] = False
+        won[i] = 0
+        if not active[i]:
+            encode(states[i], seats[i], obs[i])
+            mask[i, :] = False
+            for k in range(counts[i]):
+                mask[i, bufs[i, k]] = True
+            continue
         counts[i] = step(states[i], actions[i], bufs[i])
         learner_steps[i] += 1
         _compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise, i)
-        rewards[i] = 0.0
         ended[i] = counts[i] == 0
         cut[i] = not ended[i] and (learner_steps[i] >= max_learner_steps
                                    or states[i, L.DECISIONS] >= max_decisions)
-        won[i] = 0
         if ended[i]:
             K._finish(states, i, scratch, mode, score_rows[i])
             rewards[i] = score_rows[i, seats[i]]

@@ -205,14 +205,15 @@ class PoolVecEnv(MachuPicchuVecEnv):
                         "opponent": r.opponents[r.ended.size + k], "won": False}
         return self._observe(), r.rewards, r.dones, infos
 
-    def advance(self, actions: np.ndarray) -> StepResult:
+    def advance(self, actions: np.ndarray, games: np.ndarray | None = None) -> StepResult:
         """One learner decision in every game (``actions``: legal int32 ids, as checked by
         ``step_async``), the opponents' replies, and the restart of finished games. The
-        trainer's lean path: no info dicts, observations read afterwards with ``observe``."""
-        every = np.arange(self.num_envs)
+        trainer's lean path: no info dicts, observations read afterwards with ``observe``.
+        ``games``: step only these (their actions are ``actions[games]``)."""
+        every = np.arange(self.num_envs) if games is None else np.asarray(games, np.int64)
         with self._undo_on_error():  # a snapshot that fails leaves every game as it was
-            K.step_some(self.states, self._bufs, self._counts, every, actions)
-            self._learner_steps += 1
+            K.step_some(self.states, self._bufs, self._counts, every, actions[every])
+            self._learner_steps[every] += 1
             self._opponents_move(every)
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         ended = np.flatnonzero(self._counts == 0)
@@ -243,11 +244,15 @@ class PoolVecEnv(MachuPicchuVecEnv):
                 and not (self.kinds >= O.FIRST_POLICY).any())
 
     def advance_compiled(self, actions: np.ndarray, obs_out: np.ndarray,
-                         masks_out: np.ndarray) -> tuple[np.ndarray, ...]:
+                         masks_out: np.ndarray, active: np.ndarray | None = None
+                         ) -> tuple[np.ndarray, ...]:
         """``advance`` and ``observe`` fused into one compiled pass, for a batch whose
         opponents are all compiled (``compiled_only``): (rewards, ended, cut, final
-        observations, won), the last three per game (valid where ``ended | cut``)."""
+        observations, won), the last three per game (valid where ``ended | cut``). Games
+        where ``active`` is False (default: none) are observed, not stepped."""
         n = self.num_envs
+        if active is None:
+            active = np.ones(n, dtype=np.bool_)
         if self._fused is None:
             self._fused = (np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.bool_),
                            np.zeros(n, dtype=np.bool_))
@@ -257,7 +262,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
                         self._learner_steps, self.max_learner_steps, self.max_decisions,
                         self.fixed_seat, self.num_players, self.learning_game, self._scratch,
                         self._score_rows, self.mode, rewards, ended, cut, self._terminal,
-                        self._won, obs_out, masks_out)
+                        self._won, obs_out, masks_out, active)
         return rewards, ended, cut, self._terminal, self._won
 
     def observe(self, obs_out: np.ndarray, masks_out: np.ndarray) -> None:

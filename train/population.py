@@ -195,7 +195,9 @@ def psro(names: list[str], players: int, games: int, out: str | Path, iterations
         won, margin = game_outcomes(_greedy(net), bank, games, players,
                                     seed=seed + 500_000 + k)
         lo, hi = _wilson(won)
-        history.append({"iteration": k, "warm_start": members[top][0], "member": name,
+        history.append({"iteration": k, "mixture": {members[i][0]: round(float(x[i]), 6)
+                                                    for i in kept},
+                        "warm_start": members[top][0], "member": name,
                         "br_win_share": round(float(won.mean()), 4), "ci95": [lo, hi],
                         "br_margin": round(float(margin.mean()), 2),
                         "train_seconds": round(run.seconds, 1)})
