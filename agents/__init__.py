@@ -62,7 +62,8 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
             from machu_env.rllib import policy_path
         except ImportError as e:
             raise ValueError(f"{name!r}: {e}") from None
-        agent = PolicyAgent(policy_path(name.split(":", 1)[1]), seed=seed, **kwargs)
+        agent = PolicyAgent(policy_path(name.split(":", 1)[1], trust_pickle=trust_pickle),
+                            seed=seed, **kwargs)
         agent.name = name
         return agent
     shipped = shipped_policies()

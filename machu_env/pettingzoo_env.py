@@ -36,10 +36,13 @@ from .rewards import check_reward_mode, terminal_rewards
 
 def env(num_players: int = 3, render_mode: str | None = None, reward: str = "win",
         max_decisions: int = DEFAULT_MAX_DECISIONS, render_player: int | str | None = "public",
-        **game_options: Any) -> AECEnv:
+        observation_key: str = "observation", **game_options: Any) -> AECEnv:
     """The wrapped AEC env (see module docstring). ``game_options`` go to ``Game``
-    (``start_player``, ``hands``, ``deck``, ``learning_game``); the seed is ``reset``'s."""
-    e = raw_env(num_players, render_mode, reward, max_decisions, render_player, **game_options)
+    (``start_player``, ``hands``, ``deck``, ``learning_game``); the seed is ``reset``'s.
+    ``observation_key``: the observation's key beside ``action_mask`` (PettingZoo's
+    ``observation``; ``"observations"`` for RLlib's stock ``ActionMaskingTorchRLModule``)."""
+    e = raw_env(num_players, render_mode, reward, max_decisions, render_player,
+                observation_key=observation_key, **game_options)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = ActionCheckWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
@@ -70,8 +73,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
     def __init__(self, num_players: int = 3, render_mode: str | None = None,
                  reward: str = "win", max_decisions: int = DEFAULT_MAX_DECISIONS,
-                 render_player: int | str | None = "public", **game_options: Any) -> None:
+                 render_player: int | str | None = "public",
+                 observation_key: str = "observation", **game_options: Any) -> None:
         super().__init__()
+        if observation_key not in ("observation", "observations"):
+            raise ValueError(f"observation_key must be 'observation' (PettingZoo's) or "
+                             f"'observations' (RLlib's masking modules), got "
+                             f"{observation_key!r}")
+        self.observation_key = observation_key
         self.num_players = check_int("num_players", num_players, 2, 5)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got "
@@ -87,7 +96,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+            observation_key: spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         })
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
@@ -131,7 +140,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.game.current_player == p:
             mask = self.game.action_mask()
-        return {"observation": self.game.observation(p), "action_mask": mask}
+        return {self.observation_key: self.game.observation(p), "action_mask": mask}
 
     def step(self, action: int | str | None) -> None:
         """Play the selected agent's action: an id or notation string (None once it is done);

@@ -186,3 +186,36 @@ def test_rllib_on_the_batch_engine_trains_evaluates_checkpoints_and_resumes(tmp_
     for _ in range(20):
         assert converted.act(game) == shipped.act(game)
         game.play(shipped.act(game))
+
+
+def test_the_pettingzoo_env_trains_with_rllibs_stock_masking_module(ray_env):
+    """Issue #28, item 3: RLlib's own ActionMaskingTorchRLModule reads the observation under
+    "observations"; env(observation_key="observations") gives it that key."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
+        ActionMaskingTorchRLModule,
+    )
+    from ray.tune.registry import register_env
+
+    import machu_env
+
+    register_env("machu_pz_test", lambda cfg: PettingZooEnv(
+        machu_env.env(num_players=2, observation_key="observations")))
+    ray_env.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    stock = RLModuleSpec(module_class=ActionMaskingTorchRLModule,
+                         model_config={"head_fcnet_hiddens": [32]})
+    algo = (PPOConfig().environment("machu_pz_test")
+            .multi_agent(policies={"shared"},
+                         policy_mapping_fn=lambda agent_id, episode, **kw: "shared")
+            .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": stock}))
+            .env_runners(num_env_runners=0)
+            .training(train_batch_size_per_learner=300, minibatch_size=150, num_epochs=1)
+            ).build_algo()
+    result = algo.train()  # every sampled action legal: an illegal one ends the game (-1)
+    assert result["env_runners"]["num_env_steps_sampled"] >= 300
+    algo.stop()
+    with pytest.raises(ValueError, match="observation_key"):
+        machu_env.env(observation_key="obs")
