@@ -244,26 +244,45 @@ def replay(
     boards: bool = typer.Option(False, help="print the board after every decision"),
     html: Path = typer.Option(None, help="write a self-contained HTML replay page here "
                               "instead of printing"),
-    view: str = typer.Option("all", help="--html: whose view: all (every hand), public, or a "
-                             "seat number"),
+    view: str = typer.Option("all", help="--html/--gif: whose view: all (every hand), public, "
+                             "or a seat number"),
+    gif: Path = typer.Option(None, help="write an animated GIF of the game here (the move "
+                             "just played outlined)"),
+    fps: float = typer.Option(2.0, min=0.1, max=50, help="--gif: frames per second"),
+    every: int = typer.Option(1, min=1, help="--gif: a frame after every N-th decision"),
 ) -> None:
     """Step through a game record, rendering the board; checks it replays to its result.
-    With --html, write the replay as one HTML page (board, slider, buttons, arrow keys)."""
+    With --html, write the replay as one HTML page (board, slider, buttons, arrow keys);
+    with --gif, an animated GIF."""
+    if html is not None and gif is not None:
+        raise typer.BadParameter("give --html or --gif, not both", param_hint="--gif")
     if html is not None:
         refuse_overwrite(html, [file], "--html")
+    if gif is not None:
+        refuse_overwrite(gif, [file], "--gif")
+        if gif.suffix.lower() != ".gif":
+            raise typer.BadParameter(f"{gif}: a GIF file ends in .gif", param_hint="--gif")
     data = read_record(file)  # ValueError (one line) for anything that is not a record
     final = replay_record(data)
     stored = data["result"]["scores"] if data.get("result") else None
     if stored is not None and stored != final.scores():
         raise ValueError("the stored result differs from the replayed one")
+    if gif is not None:
+        from machu_env.replay_html import replay_gif
+
+        output_file(gif, "--gif")
+        who = _view(view, final.num_players)
+        try:
+            n = replay_gif(data, gif, who, fps=fps, every=every)
+        except ValueError as e:
+            raise typer.BadParameter(str(e), param_hint="--view") from None
+        console.print(f"wrote {gif} ({n} frames, {len(final.history)} decisions)")
+        return
     if html is not None:
         from machu_env.replay_html import html_replay
 
         output_file(html, "--html")
-        if view not in ("all", "public") and not view.isdigit():
-            raise typer.BadParameter(f"all, public or a seat number 0..{final.num_players - 1}, "
-                                     f"got {view!r}", param_hint="--view")
-        who = None if view == "all" else view if view == "public" else int(view)
+        who = _view(view, final.num_players)
         try:
             page = html_replay(data, who, title=f"Machu Picchu replay: {file.name}")
         except ValueError as e:
@@ -280,6 +299,14 @@ def replay(
         if interactive:
             console.input("")
     console.print(Panel(render_text(final), title="final position"))
+
+
+def _view(view: str, num_players: int) -> int | str | None:
+    """--view as board_svg's ``player``: all -> None, public, or a seat."""
+    if view not in ("all", "public") and not view.isdigit():
+        raise typer.BadParameter(f"all, public or a seat number 0..{num_players - 1}, "
+                                 f"got {view!r}", param_hint="--view")
+    return None if view == "all" else view if view == "public" else int(view)
 
 
 # --- serve ---------------------------------------------------------------------------------------

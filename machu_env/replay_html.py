@@ -48,8 +48,9 @@ def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, 
         for p, action in final.history:
             day = game.day
             game.play(action)
-            yield board_svg(game, player), {"day": day, "player": p, "agent": agents[p],
-                                            "action": visible_notation(action, p, player)}
+            shown = visible_notation(action, p, player)
+            yield board_svg(game, player, (p, shown)), {"day": day, "player": p,
+                                                        "agent": agents[p], "action": shown}
     return summary, boards()
 
 
@@ -66,6 +67,37 @@ def replay_frames(record: dict[str, Any],
         if entry is not None:
             log.append(entry)
     return {**summary, "frames": frames, "log": log}
+
+
+def replay_gif(record: dict[str, Any], path, player: int | str | None = None,
+               fps: float = 2.0, every: int = 1, width: int = 800) -> int:
+    """Write the record as an animated GIF (Pillow): the board before the first decision and
+    after every ``every``-th one (and the last), the move just played outlined, ``fps``
+    frames a second, ``width`` pixels wide; returns the number of frames. ValueError for a
+    malformed record, a bad ``player`` or bad options."""
+    from PIL import Image
+
+    from .raster import svg_to_rgb
+
+    if not (isinstance(fps, (int, float)) and 0.1 <= fps <= 50):
+        raise ValueError(f"fps must be a number in 0.1..50, got {fps!r}")
+    if not (isinstance(every, int) and every >= 1):
+        raise ValueError(f"every must be an int >= 1, got {every!r}")
+    if not (isinstance(width, int) and 200 <= width <= 2000):
+        raise ValueError(f"width must be an int in 200..2000, got {width!r}")
+    summary, boards = _positions(record, player)
+    frames = []
+    items = list(boards)
+    for k, (svg, _) in enumerate(items):
+        if k % every and k != len(items) - 1:
+            continue
+        image = Image.fromarray(svg_to_rgb(svg))
+        height = round(image.height * width / image.width)
+        frames.append(image.resize((width, height), Image.LANCZOS)
+                      .convert("P", palette=Image.ADAPTIVE, colors=128))
+    frames[0].save(path, save_all=True, append_images=frames[1:], loop=0,
+                   duration=[round(1000 / fps)] * (len(frames) - 1) + [3000], optimize=True)
+    return len(frames)
 
 
 def packed_replay(record: dict[str, Any], player: int | str | None = None) -> dict[str, Any]:

@@ -327,9 +327,37 @@ def _panel(v: dict[str, Any], p: int, scores: list[dict[str, Any]] | None, y: in
     return out
 
 
-def board_svg(game: Game, player: int | str | None = None) -> str:
+def _districts_named(action: str) -> list[str]:
+    """The districts an action names (``move sun_temple``, ``sunclock corn_terraces``,
+    ``place potter``: the potter's district), for the replays' highlight."""
+    from .data import INCA_TYPES
+
+    words = action.replace(",", " ").split()
+    out = [w for w in words if w in GRID]
+    out += [DISTRICTS[INCA_TYPES.index(w)] for w in words if w in INCA_TYPES]
+    return out
+
+
+def _highlight(last: tuple[int, str]) -> list[str]:
+    """The last decision: a caption, and a thick outline on the districts it names."""
+    p, action = last
+    out = [_text(MAP_X, 46, f"last: player {p}: {action}", 11, weight="bold",
+                 fill="#b34700")]
+    for d in _districts_named(action):
+        c, r = GRID[d]
+        out.append(f'<rect x="{MAP_X + c * CELL_W - 4}" y="{MAP_Y + r * CELL_H - 4}" '
+                   f'width="{BOX_W + 8}" height="{BOX_H + 8}" rx="13" fill="none" '
+                   f'stroke="#d55e00" stroke-width="5"><title>last move: player {p}: '
+                   f'{escape(action)}</title></rect>')
+    return out
+
+
+def board_svg(game: Game, player: int | str | None = None,
+              last: tuple[int, str] | None = None) -> str:
     """The board of ``game`` as an SVG document (a string): as seat ``player`` sees it (other
-    hands shown as a count), ``"public"`` (no hand shown) or ``None`` (every hand shown)."""
+    hands shown as a count), ``"public"`` (no hand shown) or ``None`` (every hand shown).
+    ``last``: (seat, action as the viewer may see it) of the decision just played, shown in a
+    caption and outlined on the board (the replays use it)."""
     v = game.view(player)  # validates player
     n = v["num_players"]
     width, height = board_size(n)
@@ -349,6 +377,8 @@ def board_svg(game: Game, player: int | str | None = None) -> str:
            _text(WIDTH - MAP_X, 30, f"{n} players · {seen} · deck {v['deck_size']} cards", 12,
                  "end", fill="#555")]
     out += _districts(v)
+    if last is not None:
+        out += _highlight(last)
     right = MAP_X + 5 * CELL_W + 8
     out += _market(v, right, MAP_Y + 10)
     out += _priests(v, right, MAP_Y + 162)

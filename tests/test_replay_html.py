@@ -45,7 +45,7 @@ def test_the_page_holds_every_board_the_log_and_the_scores():
         replayed.play(action)
         assert meta["log"][k]["player"] == p and meta["log"][k]["action"] == action
         assert meta["log"][k]["agent"] == ["gold", "random"][p]
-    assert frames[-1] == board_svg(game)
+    assert frames[-1] == board_svg(game, None, game.history[-1])  # the last move outlined
     assert meta["result"]["scores"] == game.scores()
     for control in ('id="slider"', 'id="prev"', 'id="next"', "ArrowLeft", "ArrowRight"):
         assert control in page
@@ -72,10 +72,16 @@ def test_a_seats_replay_hides_the_other_players_cards_and_returns():
 
 
 def board_svg_at(game: Game, k: int, player) -> str:
+    """The board after ``k`` decisions as ``player`` sees it, the last one outlined."""
+    from machu_env.actions import visible_notation
+
     g = Game(game.num_players, seed=game.seed)
     for _, a in game.history[:k]:
         g.play(a)
-    return board_svg(g, player)
+    last = None if k == 0 else (game.history[k - 1][0],
+                                visible_notation(game.history[k - 1][1],
+                                                 game.history[k - 1][0], player))
+    return board_svg(g, player, last)
 
 
 def test_an_unfinished_game_and_names_that_are_not_markup():
@@ -112,3 +118,35 @@ def test_machu_replay_html_and_tournament_html(tmp_path, capsys):
     assert len(_unpack(pages[0].read_text())[1]) == len(record["actions"]) + 1
     code = main(["tournament", "--games", "2", "--html", "--out", str(tmp_path / "u")])
     assert code == 2 and "add --records" in capsys.readouterr().err
+
+
+def test_replay_frames_outline_the_move_just_played():
+    record = game_record(_finished(2, 4))
+    frames = replay_frames(record)
+    for frame, entry in zip(frames["frames"][1:], frames["log"], strict=True):
+        assert f"last: player {entry['player']}: {entry['action']}" in frame
+        verb, _, where = entry["action"].partition(" ")
+        if verb == "move":  # the district moved to is outlined
+            assert f"last move: player {entry['player']}: move {where}" in frame
+    assert "last:" not in frames["frames"][0]
+
+
+def test_machu_replay_gif_writes_an_animation(tmp_path, capsys):
+    from PIL import Image
+
+    path = tmp_path / "game.json"
+    record = game_record(_finished(2, 4))
+    path.write_text(json.dumps(record))
+    gif = tmp_path / "game.gif"
+    assert main(["replay", str(path), "--gif", str(gif), "--every", "40", "--view",
+                 "public"]) in (0, None)
+    n = len(record["actions"])
+    with Image.open(gif) as image:
+        assert image.format == "GIF" and image.n_frames == 1 + n // 40 + (n % 40 > 0)
+        assert image.width == 800
+    for args, message in ((["--gif", str(tmp_path / "x.png")], ".gif"),
+                          (["--gif", str(tmp_path / "y.gif"), "--html",
+                            str(tmp_path / "y.html")], "not both"),
+                          (["--gif", str(tmp_path / "z.gif"), "--view", "9"], "0..1")):
+        code = main(["replay", str(path), *args])
+        assert code not in (0, None) and message in " ".join(capsys.readouterr().err.split())
