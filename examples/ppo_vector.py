@@ -36,6 +36,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="the vector env's opponent pool while training")
     p.add_argument("--eval-opponents", default="gold:1",
                    help="the opponents of the evaluation games")
+    p.add_argument("--snapshot-every", type=int, default=0,
+                   help="self-play: every this many steps a frozen copy of the policy joins "
+                        "the opponents (give the pool a self weight, e.g. "
+                        "random:0.05,builder:0.25,gold:0.45,self:0.25); the newest 4 are kept")
     p.add_argument("--total-steps", type=int, default=2_000_000)
     p.add_argument("--rollout", type=int, default=128, help="steps per game per update")
     p.add_argument("--minibatch", type=int, default=4096)
@@ -103,6 +107,20 @@ def evaluate(net: ActorCritic, args: argparse.Namespace, seed: int) -> float:
     return float(result.mean())
 
 
+def snapshot(net: ActorCritic, gen: torch.Generator):
+    """A frozen copy of ``net`` as a batched opponent policy ``(obs, masks) -> actions``
+    (sampling its masked distribution)."""
+    import copy
+
+    frozen = copy.deepcopy(net).eval()
+
+    def policy(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            logits, _ = frozen(torch.as_tensor(obs), torch.as_tensor(masks))
+            return torch.distributions.Categorical(logits=logits).sample().numpy()
+    return policy
+
+
 def train(args: argparse.Namespace) -> dict:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -123,6 +141,7 @@ def train(args: argparse.Namespace) -> dict:
     obs, infos = envs.reset(seed=args.seed)
     obs, mask = torch.as_tensor(obs), torch.as_tensor(infos["action_mask"])
     steps, start, next_eval, history = 0, time.perf_counter(), args.eval_every, []
+    next_snapshot, frozen = args.snapshot_every, []
     while steps < args.total_steps:
         for t in range(T):
             with torch.no_grad():
@@ -167,6 +186,10 @@ def train(args: argparse.Namespace) -> dict:
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
                 optimizer.step()
+        if args.snapshot_every and steps >= next_snapshot:  # self-play: freeze a copy
+            next_snapshot += args.snapshot_every
+            frozen = [*frozen, snapshot(net, gen)][-4:]
+            envs.set_opponent_policies(frozen)
         if steps >= next_eval or steps >= args.total_steps:
             next_eval += args.eval_every
             share = evaluate(net, args, seed=10_000 + steps)

@@ -148,6 +148,12 @@ def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, t
           == f"decision 2 of {len(game.history)}")
     assert browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML") != first
     assert browser.find_element(By.ID, "error").text == ""
+    assert "current" in browser.find_elements(By.CSS_SELECTOR, "#history li")[1] \
+        .get_attribute("class")  # the log follows the replay
+    browser.find_element(By.ID, "r-branch").click()  # a new game from decision 2 (branching)
+    _wait(lambda: "#game=" in browser.current_url)
+    moves = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")]
+    assert len(moves) >= 2 and moves[0].endswith(game.history[0][1])
 
 
 def test_a_page_on_another_origin_cannot_play_or_start_games(server, browser, tmp_path):
@@ -285,4 +291,20 @@ def test_the_hint_panel_shows_probabilities_that_sum_to_one(server, browser):
              hint.find_elements(By.CSS_SELECTOR, "td:nth-child(2)")]
     shown += [float(s.text.rstrip(" %")) for s in hint.find_elements(By.CLASS_NAME, "others")]
     assert sum(shown) == pytest.approx(100, abs=0.1 * len(shown) + 0.05)
+    assert _errors(browser) == []
+
+
+def test_save_a_position_and_open_its_link(server, browser):
+    _start(browser, server, seed="9")
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    browser.find_elements(By.CSS_SELECTOR, "button.action")[0].click()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action:not([disabled])"))
+    moves = browser.find_element(By.ID, "history").text
+    browser.find_element(By.ID, "save").click()
+    link = _wait(lambda: browser.find_element(By.ID, "save-link").get_attribute("value"))
+    assert "#save=" in link
+    browser.get(server)  # elsewhere, later: the link opens a new game at that position
+    browser.get(link)
+    _wait(lambda: "#game=" in browser.current_url)
+    _wait(lambda: browser.find_element(By.ID, "history").text == moves)
     assert _errors(browser) == []

@@ -219,8 +219,14 @@ def test_cross_site_requests_and_foreign_hosts_are_refused(client):
 
 
 def test_bodies_are_refused_past_the_limit_without_reading_them_whole(client):
-    big = b'{"num_players": 2, "pad": "' + b"x" * (70 * 1024) + b'"}'
+    # a new game's body may hold a record to branch from: the record limit (2 MiB)
+    big = b'{"num_players": 2, "pad": "' + b"x" * (2100 * 1024) + b'"}'
     r = client.post("/api/games", content=big, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "2097152 bytes" in r.json()["error"]
+    game = _new(client)  # a move: 64 KiB
+    big = b'{"action": "' + b"x" * (70 * 1024) + b'"}'
+    r = client.post(f"/api/games/{game['id']}/play", content=big,
+                    headers={"content-type": "application/json"})
     assert r.status_code == 413 and "65536 bytes" in r.json()["error"]
 
     # no Content-Length: the app reads the body in pieces and stops once past the limit
@@ -240,7 +246,7 @@ def test_bodies_are_refused_past_the_limit_without_reading_them_whole(client):
              "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 5),
              "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json")]}
     asyncio.run(create_app()(scope, receive, send))
-    assert sent[0]["status"] == 413 and len(received) <= 17  # 64 KiB in 4 KiB pieces, + 1
+    assert sent[0]["status"] == 413 and len(received) <= 513  # 2 MiB in 4 KiB pieces, + 1
 
 
 def test_huge_json_integers_get_400_not_500(client):
@@ -436,3 +442,55 @@ def test_the_words_on_the_buttons_tell_the_truth():
                 checked.add(verb)
             game.play(rng.choice(game.legal_action_ids()))
     assert checked == {"buy", "sell", "move", "produce", "place", "acquire"}
+
+
+def test_save_an_unfinished_game_and_load_it_as_often_as_you_like(client):
+    state = _new(client, num_players=3, opponents="random", seed=8)
+    for _ in range(5):
+        state = client.post(f"/api/games/{state['id']}/play",
+                            json={"action": state["legal"][0]["id"]}).json()
+    r = client.post(f"/api/games/{state['id']}/save", json={})
+    assert r.status_code == 201 and "seed" not in r.text
+    save = r.json()["save"]
+    assert len(save) >= 20 and r.json()["decisions"] == len(state["history"])
+    branches = [client.post("/api/games", json={"save": save}).json() for _ in range(2)]
+    for b in branches:  # each a new game at the saved position
+        assert b["id"] != state["id"] and b["history"] == state["history"]
+        assert b["svg"] == state["svg"] and b["agents"] == state["agents"]
+    one = client.post(f"/api/games/{branches[0]['id']}/play",
+                      json={"action": branches[0]["legal"][0]["id"]}).json()
+    assert len(one["history"]) > len(state["history"])
+    again = client.get(f"/api/games/{branches[1]['id']}").json()
+    assert again["history"] == state["history"]  # the other branch did not move
+    for body, status, message in (({"save": "nope"}, 404, "no such saved position"),
+                                  ({"save": save, "seat": 0}, 400, "alone")):
+        r = client.post("/api/games", json=body)
+        assert r.status_code == status and message in r.json()["error"]
+
+
+def test_branch_from_any_position_of_a_record(client):
+    game = Game(2, seed=12)
+    rnd = __import__("random").Random(1)
+    while not game.is_over:
+        game.play(rnd.choice(game.legal_action_ids()))
+    from machu_env.records import game_record
+
+    record = game_record(game)
+    k = len(game.history) // 2
+    state = client.post("/api/games", json={"record": record, "at": k, "seat": 1,
+                                            "opponents": "gold"}).json()
+    assert [h["action"] for h in state["history"][:k]] == \
+        [visible(a, p, 1) for p, a in game.history[:k]]
+    assert len(state["history"]) >= k and not state["over"]
+    for body, message in (({"record": record, "at": 10**6}, "at"),
+                          ({"record": record}, '"at"'),
+                          ({"record": {"format": "x"}, "at": 0}, "record"),
+                          ({"record": record, "at": 1, "num_players": 2}, "record's players")):
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 400 and message in r.json()["error"], r.json()
+
+
+def visible(action, player, viewer):
+    from machu_env.actions import visible_notation
+
+    return visible_notation(action, player, viewer)

@@ -57,7 +57,7 @@ from ..svg import NIGHT_DECISIONS, board_svg
 from .words import describe
 
 STATIC = Path(__file__).parent / "static"
-GAME_KEYS = ("num_players", "seat", "opponents", "seed")
+GAME_KEYS = ("num_players", "seat", "opponents", "seed", "record", "at", "save")
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
@@ -72,6 +72,8 @@ class Limits:
     idle_seconds: float = 3600.0         # a game untouched this long is dropped
     decisions: int = DEFAULT_MAX_DECISIONS  # a game reaching this ends truncated
     replays: int = 2                     # replays drawn at a time (others: 503, try again)
+    saves: int = 256                     # saved positions held in all
+    saves_per_client: int = 32           # a client's new save beyond this drops its oldest
 
 
 class BadRequest(ValueError):
@@ -214,33 +216,38 @@ class GameStore:
     client's address) and last use. A new game evicts only its client's own oldest game;
     idle games expire; there is no listing."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, total: int | None = None, per_client: int | None = None,
+                 what: str = "games") -> None:
         self.limits = limits
-        self._games: dict[str, tuple[Session, str, float]] = {}
+        self.total = limits.games if total is None else total
+        self.per_client = limits.games_per_client if per_client is None else per_client
+        self.what = what
+        self._games: dict[str, tuple[Any, str, float]] = {}
         self._lock = threading.Lock()
 
-    def add(self, session: Session, owner: str) -> str:
+    def add(self, session: Any, owner: str) -> str:
         now = time.monotonic()
         with self._lock:
             self._expire(now)
             mine = sorted((used, gid) for gid, (_, o, used) in self._games.items() if o == owner)
-            while mine and len(mine) >= self.limits.games_per_client:
+            while mine and len(mine) >= self.per_client:
                 self._games.pop(mine.pop(0)[1])
-            if len(self._games) >= self.limits.games:
-                raise BadRequest(f"the server holds its maximum of {self.limits.games} games; "
+            if len(self._games) >= self.total:
+                raise BadRequest(f"the server holds its maximum of {self.total} {self.what}; "
                                  "try again later", 503)
             game_id = secrets.token_urlsafe(16)
             self._games[game_id] = (session, owner, now)
         return game_id
 
-    def get(self, game_id: str) -> Session:
+    def get(self, game_id: str) -> Any:
         now = time.monotonic()
         with self._lock:
             self._expire(now)
             entry = self._games.get(game_id)
             if entry is None:
-                raise BadRequest("no such game (it ended long ago, was replaced by a newer "
-                                 "game of yours, or never existed); start one with "
+                what = self.what.rstrip("s")
+                raise BadRequest(f"no such {what} (it expired, was replaced by a newer "
+                                 f"{what} of yours, or never existed); start a game with "
                                  "POST /api/games", 404)
             self._games[game_id] = (entry[0], entry[1], now)
             return entry[0]
@@ -291,17 +298,75 @@ def new_session(body: Any, catalog: AgentCatalog | None = None,
                 limits: Limits | None = None) -> Session:
     """A new game from a client's options. A server-drawn seed (64 bits, never sent) and the
     agents' seeds are independent draws; with a client's seed, the agents' seeds follow it
-    (the client knows the seed already)."""
+    (the client knows the seed already). With ``record`` (a game record the client holds) and
+    ``at`` (k), the game is that record's after its first k decisions: a branch, played on
+    from there (the record's seed and players; ``num_players`` and ``seed`` not given)."""
     catalog = catalog or AgentCatalog()
     limits = limits or Limits()
+    if isinstance(body, dict) and "save" in body:
+        raise BadRequest('a saved position is loaded by the server that holds it: '
+                         'POST /api/games {"save": <id>}')
+    record, at = body.get("record") if isinstance(body, dict) else None, None
+    if isinstance(body, dict) and ("record" in body or "at" in body):
+        record, at = _branch_point(body, limits)
+        body = {k: v for k, v in body.items() if k not in ("record", "at")}
+        body["num_players"], body["seed"] = record.num_players, record.seed
     n, seat, opponents, seed = parse_new_game(body)
     draw = secrets.SystemRandom().randrange
     others = [p for p in range(n) if p != seat]
     agents = {p: catalog.make(name, seed + p if seed is not None else draw(2**63))
               for p, name in zip(others, opponents, strict=True)}
     names = ["you" if p == seat else agents[p].name for p in range(n)]
+    if record is not None:
+        game = Game(n, seed=record.seed, learning_game=record.learning_game)
+        session = Session(game, seat, names, agents, limits.decisions)
+        for _, action in record.history[:at]:
+            session.play(action)
+        return session
     game = Game(n, seed=draw(MAX_SEED + 1) if seed is None else seed)
     return Session(game, seat, names, agents, limits.decisions)
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A saved position (``POST /api/games/{id}/save``): a copy of the game and who plays it;
+    loading it starts a new game from here with fresh agents of the same names."""
+
+    game: Game
+    seat: int | None
+    names: tuple[str, ...]
+    days: tuple[int, ...]
+
+
+def load_saved(saved: Saved, catalog: AgentCatalog, limits: Limits) -> Session:
+    """A new session from a saved position (a branch: the save stays as it is)."""
+    draw = secrets.SystemRandom().randrange
+    agents = {p: catalog.make(name, draw(2**63)) for p, name in enumerate(saved.names)
+              if p != saved.seat}
+    session = Session(saved.game.clone(), saved.seat, list(saved.names), agents,
+                      limits.decisions)
+    session.days = list(saved.days)
+    return session
+
+
+def _branch_point(body: dict, limits: Limits) -> tuple[Game, int]:
+    """(the record's game, k) of a ``{"record", "at"}`` body; BadRequest naming the problem."""
+    from ..records import replay
+
+    if "record" not in body or "at" not in body:
+        raise BadRequest('a branch needs both "record" (a game record) and "at" (how many of '
+                         'its decisions to keep)')
+    if "num_players" in body or "seed" in body:
+        raise BadRequest('a branch takes the record\'s players and seed: give "seat" and '
+                         '"opponents" only, beside "record" and "at"')
+    try:
+        game = replay(body["record"], limits.decisions)
+        at = check_int("at", body["at"], 0, len(game.history))
+    except ValueError as e:
+        raise BadRequest(f"branch: {str(e)[:300]}") from None
+    if at >= limits.decisions:
+        raise BadRequest(f"branch: at most {limits.decisions - 1} decisions can be kept")
+    return game, at
 
 
 def policy_hint(agent: Any, game: Game, name: str, top: int = 8) -> dict[str, Any]:
@@ -354,6 +419,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
     limits = limits or Limits()
     catalog = AgentCatalog(agents_dir)
     games = GameStore(limits)
+    saves = GameStore(limits, limits.saves, limits.saves_per_client, "saved positions")
     replays = threading.BoundedSemaphore(limits.replays)
 
     def error(message: str, status: int = 400) -> JSONResponse:
@@ -408,11 +474,16 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
                              "policies": catalog.policies})
 
     async def create(request: Request) -> Response:
-        body = await read_json(request, limits.body_bytes)
+        body = await read_json(request, limits.record_bytes)  # (a branch holds a record)
         owner = request.client.host if request.client else "?"
 
         def start():  # loading a policy and the agents' first moves: off the event loop
-            session = new_session(body, catalog, limits)
+            if isinstance(body, dict) and "save" in body:
+                if set(body) != {"save"} or not isinstance(body["save"], str):
+                    raise BadRequest('load a saved position with {"save": <id>} alone')
+                session = load_saved(saves.get(body["save"]), catalog, limits)
+            else:
+                session = new_session(body, catalog, limits)
             game_id = games.add(session, owner)
             with session.lock:
                 if session.seat is not None:  # a watched game moves when the client asks
@@ -465,6 +536,23 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
                     session.advance()
                 return session.state(game_id)
         return JSONResponse(await run_in_threadpool(move))
+
+    async def save(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        session = games.get(game_id)
+        owner = request.client.host if request.client else "?"
+
+        def keep():
+            with session.lock:
+                if session.finished:
+                    raise BadRequest("the game is over: download its record instead", 409)
+                names = tuple("you" if p == session.seat else session.names[p]
+                              for p in range(session.game.num_players))
+                snapshot = Saved(session.game.clone(), session.seat, names,
+                                 tuple(session.days))
+            return {"save": saves.add(snapshot, owner), "decisions":
+                    len(snapshot.game.history)}
+        return JSONResponse(await run_in_threadpool(keep), status_code=201)
 
     async def advance(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -541,6 +629,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         Route("/api/games/{game_id}", handled(show)),
         Route("/api/games/{game_id}/play", handled(play), methods=["POST"]),
         Route("/api/games/{game_id}/advance", handled(advance), methods=["POST"]),
+        Route("/api/games/{game_id}/save", handled(save), methods=["POST"]),
         Route("/api/games/{game_id}/hint", handled(hint)),
         Route("/api/games/{game_id}/record", handled(record)),
         Route("/api/replay", handled(replay), methods=["POST"]),
