@@ -4,7 +4,9 @@
 
 Decisions per second with uniformly random legal actions for (a) the compiled random playout of
 the batch engine, (b) a Python loop over ``legal_mask``/``step``, (c) the PettingZoo AEC env,
-(d) the Gymnasium env, (e) the SB3 VecEnv (and ``MachuPicchu-v0`` in SB3's ``DummyVecEnv``);
+(d) the Gymnasium env, (e) the SB3 VecEnv (and ``MachuPicchu-v0`` in SB3's ``DummyVecEnv``),
+(f) the Gymnasium VectorEnv, (g) the OpenSpiel game (and its ``clone``), (h) RLlib's env runner
+on the batch engine;
 peers played the same way: PettingZoo's ``connect_four_v3``, ``chess_v6``, ``texas_holdem_v4``
 and OpenSpiel (``connect_four``, ``chess``, ``leduc_poker``) when installed (the ``bench`` extra).
 Plus scaling with ``num_envs`` and with threads, cold/warm compile time and memory per game.
@@ -149,6 +151,28 @@ def vector_loop(secs: float, num_envs: int = 4096) -> float:
     return _timed(one, secs)
 
 
+def rllib_runner_loop(secs: float, num_envs: int = 4096) -> float:
+    """Env steps per second of RLlib's own ``SingleAgentEnvRunner`` on the batch engine
+    (``machu_env.rllib.vector_ppo_config``), random legal actions: RLlib's per-step cost on top
+    of the VectorEnv (its episodes are Python objects, one step at a time)."""
+    import os
+
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    from machu_env.rllib import vector_ppo_config
+
+    runner = SingleAgentEnvRunner(config=vector_ppo_config(
+        num_players=PLAYERS, opponents="random:1", envs_per_runner=num_envs))
+    runner.sample(num_timesteps=2 * num_envs, random_actions=True)
+
+    def chunk() -> int:
+        episodes = runner.sample(num_timesteps=4 * num_envs, random_actions=True)
+        return sum(len(e) for e in episodes)
+
+    return _timed(chunk, secs)
+
+
 def openspiel_loop(name: str, secs: float, params: dict | None = None) -> float:
     import pyspiel
 
@@ -261,6 +285,11 @@ def main(argv: list[str] | None = None) -> None:
         add("peer: PettingZoo texas_holdem_v4", aec_loop(texas_holdem_v4.env, secs))
     except ImportError:
         add("peer: PettingZoo classic", None, "pip install 'pettingzoo[classic]'")
+    try:
+        add("(h) RLlib env runner on the batch engine, N=4096", rllib_runner_loop(secs),
+            "learner steps, RLlib's SingleAgentEnvRunner")
+    except ImportError:
+        add("(h) RLlib env runner", None, "needs the rllib extra")
     try:
         import pyspiel  # noqa: F401
 

@@ -55,6 +55,24 @@ from .errors import ResetNeeded
 from .game import DEFAULT_MAX_DECISIONS
 
 
+class LegalActions(spaces.MultiDiscrete):
+    """The batch's action space: ``MultiDiscrete([157] * num_envs)`` whose ``sample()``
+    without a mask draws a *legal* action in every game (``random_actions``), as RLlib's
+    runners do for random exploration. Pickles (and copies) as a plain ``MultiDiscrete``."""
+
+    def __init__(self, env: MachuPicchuVectorEnv) -> None:
+        super().__init__(np.full(env.num_envs, NUM_ACTIONS))
+        self._env = env
+
+    def sample(self, mask=None, probability=None):
+        if mask is None and probability is None and self._env._started:
+            return self._env.random_actions().astype(self.dtype)
+        return super().sample(mask=mask, probability=probability)
+
+    def __reduce__(self):
+        return (spaces.MultiDiscrete, (self.nvec,))
+
+
 class MachuPicchuVectorEnv(VectorEnv):
     """``num_envs`` games, one learner seat each, opponents played inside the batch.
 
@@ -130,7 +148,7 @@ class MachuPicchuVectorEnv(VectorEnv):
                 "observations": self.observation_space,
                 "action_mask": spaces.Box(0.0, 1.0, (n, NUM_ACTIONS), np.float32)})
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
-        self.action_space = spaces.MultiDiscrete(np.full(n, NUM_ACTIONS))
+        self.action_space = LegalActions(self)
         self.render_mode = None
         self._obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
