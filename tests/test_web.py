@@ -365,6 +365,8 @@ def test_your_move_first_then_the_agents_and_the_days_in_the_history(client):
     assert all(h["day"] >= 1 for h in after["history"]) and after["phase"] in ("day", "night")
     days = [h["day"] for h in after["history"]]
     assert days == sorted(days)
+    theirs = [h for h in after["history"] if h["agent"] != "you"][-1]
+    assert f"last: player {theirs['player']}: {theirs['action']}" in after["svg"]  # outlined
     for body, message in (({"action": 0, "advance": "no"}, "true or false"),
                           ({"action": 0, "x": 1}, "optionally")):
         r = client.post(f"/api/games/{state['id']}/play", json=body)

@@ -126,6 +126,14 @@ class Session:
             if decisions is not None:
                 decisions -= 1
 
+    def _last_other(self, viewer) -> tuple[int, str] | None:
+        """The latest decision of another seat than the human's, as the viewer may see it:
+        outlined on the board (what changed since your move)."""
+        for p, action in reversed(self.game.history):
+            if p != self.seat:
+                return p, visible_notation(action, p, viewer)
+        return None
+
     def _legal(self) -> list[dict[str, Any]]:
         """The human's legal actions: id, notation and what each does and costs in words."""
         game, everything = self.game, self.game.view(None)
@@ -153,7 +161,7 @@ class Session:
             "current_player": None if self.finished else game.current_player,
             "your_turn": your_turn,
             "pending": not self.finished and not your_turn and self.error is None,
-            "svg": board_svg(game, viewer),
+            "svg": board_svg(game, viewer, self._last_other(viewer)),
             "legal": self._legal() if your_turn else [],
             "history": [{"player": p, "agent": self.names[p], "day": d,
                          "action": visible_notation(a, p, seat if seat is not None
