@@ -36,6 +36,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="the vector env's opponent pool while training")
     p.add_argument("--eval-opponents", default="gold:1",
                    help="the opponents of the evaluation games")
+    p.add_argument("--max-learner-steps", type=int, default=300,
+                   help="a game still running after this many of the learner's decisions "
+                        "is cut, and counts as a loss (else never ending a game would beat "
+                        "losing it: nothing in the rules forces a player to stay)")
     p.add_argument("--snapshot-every", type=int, default=0,
                    help="self-play: every this many steps a frozen copy of the policy joins "
                         "the opponents (give the pool a self weight, e.g. "
@@ -94,7 +98,8 @@ class ActorCritic(nn.Module):
 def evaluate(net: ActorCritic, args: argparse.Namespace, seed: int) -> float:
     """Win share of the greedy policy over ``--eval-games`` games, each played once."""
     envs = gym.make_vec("MachuPicchu-v0", num_envs=args.eval_games,
-                        num_players=args.num_players, opponents=args.eval_opponents)
+                        num_players=args.num_players, opponents=args.eval_opponents,
+                        max_learner_steps=args.max_learner_steps)
     obs, infos = envs.reset(seed=seed)
     result = np.full(args.eval_games, -1)
     while (result < 0).any():
@@ -125,7 +130,8 @@ def train(args: argparse.Namespace) -> dict:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     envs = gym.make_vec("MachuPicchu-v0", num_envs=args.num_envs,
-                        num_players=args.num_players, opponents=args.opponents)
+                        num_players=args.num_players, opponents=args.opponents,
+                        max_learner_steps=args.max_learner_steps)
     N, T = args.num_envs, args.rollout
     obs_size = int(envs.single_observation_space.shape[0])
     num_actions = int(envs.single_action_space.n)
@@ -152,9 +158,9 @@ def train(args: argparse.Namespace) -> dict:
             obs_buf[t], mask_buf[t], act_buf[t], val_buf[t] = obs, mask, action, value
             logp_buf[t] = torch.log_softmax(logits, 1).gather(1, action[:, None])[:, 0]
             next_obs, reward, terminated, truncated, infos = envs.step(action.numpy())
-            rew_buf[t] = torch.as_tensor(reward)
+            # a cut game counts as lost (-1, as a loss with the win reward): no stalling
+            rew_buf[t] = torch.as_tensor(np.where(truncated, -1.0, reward))
             done_buf[t] = torch.as_tensor(terminated | truncated, dtype=torch.float32)
-            # (a truncated game's reward is 0: cut, not bootstrapped, as a simplification)
             obs, mask = torch.as_tensor(next_obs), torch.as_tensor(infos["action_mask"])
         steps += N * T
         with torch.no_grad():
