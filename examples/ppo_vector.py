@@ -40,6 +40,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="a game still running after this many of the learner's decisions "
                         "is cut, and counts as a loss (else never ending a game would beat "
                         "losing it: nothing in the rules forces a player to stay)")
+    p.add_argument("--cut-reward", type=float, default=-1.0,
+                   help="the reward of a game cut at --max-learner-steps")
     p.add_argument("--snapshot-every", type=int, default=0,
                    help="self-play: every this many steps a frozen copy of the policy joins "
                         "the opponents (give the pool a self weight, e.g. "
@@ -148,6 +150,9 @@ def train(args: argparse.Namespace) -> dict:
     obs, mask = torch.as_tensor(obs), torch.as_tensor(infos["action_mask"])
     steps, start, next_eval, history = 0, time.perf_counter(), args.eval_every, []
     next_snapshot, frozen = args.snapshot_every, []
+    if args.snapshot_every:  # the first opponent of self-play: the initial policy
+        frozen = [snapshot(net, gen)]
+        envs.set_opponent_policies(frozen)
     while steps < args.total_steps:
         for t in range(T):
             with torch.no_grad():
@@ -159,7 +164,7 @@ def train(args: argparse.Namespace) -> dict:
             logp_buf[t] = torch.log_softmax(logits, 1).gather(1, action[:, None])[:, 0]
             next_obs, reward, terminated, truncated, infos = envs.step(action.numpy())
             # a cut game counts as lost (-1, as a loss with the win reward): no stalling
-            rew_buf[t] = torch.as_tensor(np.where(truncated, -1.0, reward))
+            rew_buf[t] = torch.as_tensor(np.where(truncated, args.cut_reward, reward))
             done_buf[t] = torch.as_tensor(terminated | truncated, dtype=torch.float32)
             obs, mask = torch.as_tensor(next_obs), torch.as_tensor(infos["action_mask"])
         steps += N * T
