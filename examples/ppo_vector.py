@@ -6,8 +6,9 @@ A CleanRL-style script: plain torch, no project trainer, everything in this file
 to train on the vector env: the legal actions come in ``infos["action_mask"]``, illegal logits
 are set to a large negative number before sampling, and games that end are restarted in the
 same step (``AutoresetMode.SAME_STEP``): the reward of a step belongs to the game that was in
-the slot, and the returns are cut there. It trains against ``--opponents`` (a mix of random,
-builder and gold: against gold alone a new policy never wins and learns nothing); every
+the slot, and the returns are cut there. It trains against ``--opponents`` (random, builder,
+gold and frozen copies of itself, as ``machu train``: against gold and builder alone a new
+policy hardly ever wins and learned nothing here in 6M steps); every
 ``--eval-every`` steps it plays ``--eval-games`` games against ``--eval-opponents`` (gold) with
 its most probable legal action and prints the win share; it saves the policy as an agent file
 (``--save``), playable as ``policy:<file>``.
@@ -32,20 +33,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--num-envs", type=int, default=128)
     p.add_argument("--num-players", type=int, default=2)
-    p.add_argument("--opponents", default="random:0.2,builder:0.3,gold:0.5",
-                   help="the vector env's opponent pool while training")
+    p.add_argument("--opponents", default="random:0.05,builder:0.25,gold:0.45,self:0.25",
+                   help="the vector env's opponent pool while training (self: frozen copies "
+                        "of the policy, see --snapshot-every)")
     p.add_argument("--eval-opponents", default="gold:1",
                    help="the opponents of the evaluation games")
-    p.add_argument("--max-learner-steps", type=int, default=300,
+    p.add_argument("--max-learner-steps", type=int, default=1000,
                    help="a game still running after this many of the learner's decisions "
-                        "is cut, and counts as a loss (else never ending a game would beat "
-                        "losing it: nothing in the rules forces a player to stay)")
-    p.add_argument("--cut-reward", type=float, default=-1.0,
-                   help="the reward of a game cut at --max-learner-steps")
-    p.add_argument("--snapshot-every", type=int, default=0,
-                   help="self-play: every this many steps a frozen copy of the policy joins "
-                        "the opponents (give the pool a self weight, e.g. "
-                        "random:0.05,builder:0.25,gold:0.45,self:0.25); the newest 4 are kept")
+                        "is cut (nothing in the rules forces a player to stay)")
+    p.add_argument("--cut-reward", type=float, default=0.0,
+                   help="the reward of a game cut at --max-learner-steps (-1: as a loss)")
+    p.add_argument("--snapshot-every", type=int, default=1_000_000,
+                   help="self-play: a frozen copy of the initial policy, then every this many "
+                        "steps one of the current policy, join the opponents as self (the "
+                        "newest 4 kept; 0: none)")
     p.add_argument("--total-steps", type=int, default=2_000_000)
     p.add_argument("--rollout", type=int, default=128, help="steps per game per update")
     p.add_argument("--minibatch", type=int, default=4096)
@@ -163,7 +164,7 @@ def train(args: argparse.Namespace) -> dict:
             obs_buf[t], mask_buf[t], act_buf[t], val_buf[t] = obs, mask, action, value
             logp_buf[t] = torch.log_softmax(logits, 1).gather(1, action[:, None])[:, 0]
             next_obs, reward, terminated, truncated, infos = envs.step(action.numpy())
-            # a cut game counts as lost (-1, as a loss with the win reward): no stalling
+            # a cut game: --cut-reward (0, as the env's truncation; -1 to count it lost)
             rew_buf[t] = torch.as_tensor(np.where(truncated, args.cut_reward, reward))
             done_buf[t] = torch.as_tensor(terminated | truncated, dtype=torch.float32)
             obs, mask = torch.as_tensor(next_obs), torch.as_tensor(infos["action_mask"])
