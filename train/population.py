@@ -68,16 +68,22 @@ def payoff_matrix(members: list[tuple[str, Any, float]], players: int, games: in
     n = len(members)
     W = np.zeros((n, n))
     for i, (_, net_i, t_i) in enumerate(members):
-        row_bank = PolicyBank([net_i], temperatures=[t_i], seed=seed + 7919 * i)
-
-        def predict(obs, masks, bank=row_bank):
-            return bank(obs, masks, np.zeros(obs.shape[0], dtype=np.int64))
-
-        for j, (_, net_j, t_j) in enumerate(members):
-            bank = PolicyBank([net_j], temperatures=[t_j], seed=seed + 104_729 * j + i)
-            won, _ = game_outcomes(predict, bank, games, players, seed=seed + 1000 * (n * i + j))
-            W[i, j] = won.mean()
+        predict = _greedy(net_i, t_i, seed + 7919 * i)  # one row player for the whole row
+        for j in range(n):
+            W[i, j] = _win_share(predict, members, i, j, players, games, seed,
+                                 seed + 1000 * (n * i + j))
     return W
+
+
+def _win_share(predict, members: list[tuple[str, Any, float]], i: int, j: int, players: int,
+               games: int, seed: int, game_seed: int) -> float:
+    """Member ``i`` (played by ``predict``)'s win share at one seat against copies of member
+    ``j`` as its file says (seats rotated)."""
+    _, net_j, t_j = members[j]
+    won, _ = game_outcomes(predict,
+                           PolicyBank([net_j], temperatures=[t_j], seed=seed + 104_729 * j + i),
+                           games, players, seed=game_seed)
+    return float(won.mean())
 
 
 def payoffs(W: np.ndarray, players: int) -> np.ndarray:
@@ -208,8 +214,9 @@ def psro(names: list[str], players: int, games: int, out: str | Path, iterations
     return {**summary, "out": str(out)}
 
 
-def _greedy(net):
-    bank = PolicyBank([net], temperatures=[0.0], seed=0)
+def _greedy(net, temperature: float = 0.0, seed: int = 0):
+    """``net`` as a batched predictor ``(obs, masks) -> actions`` at ``temperature``."""
+    bank = PolicyBank([net], temperatures=[temperature], seed=seed)
 
     def predict(obs, masks):
         return bank(obs, masks, np.zeros(obs.shape[0], dtype=np.int64))
@@ -236,14 +243,7 @@ def _extend(W: np.ndarray, members: list[tuple[str, Any, float]], players: int, 
             if i < old and j < old:
                 continue
             _, net_i, t_i = members[i]
-            _, net_j, t_j = members[j]
-            row = PolicyBank([net_i], temperatures=[t_i], seed=seed + 7919 * i)
-
-            def predict(obs, masks, bank=row):
-                return bank(obs, masks, np.zeros(obs.shape[0], dtype=np.int64))
-
-            bank = PolicyBank([net_j], temperatures=[t_j], seed=seed + 104_729 * j + i)
-            won, _ = game_outcomes(predict, bank, games, players,
-                                   seed=seed + 1000 * (MAX_MEMBERS * i + j))
-            grown[i, j] = won.mean()
+            grown[i, j] = _win_share(_greedy(net_i, t_i, seed + 7919 * i), members, i, j,
+                                     players, games, seed,
+                                     seed + 1000 * (MAX_MEMBERS * i + j))
     return grown
