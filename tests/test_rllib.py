@@ -219,3 +219,26 @@ def test_the_pettingzoo_env_trains_with_rllibs_stock_masking_module(ray_env):
     algo.stop()
     with pytest.raises(ValueError, match="observation_key"):
         machu_env.env(observation_key="obs")
+
+
+def test_the_rllib_script_refuses_bad_options_before_starting_ray(tmp_path, capsys):
+    """Bad options get one line naming what is allowed (exit 2), and no Ray instance starts."""
+    import ray
+
+    from machu_env.train.rllib_ppo import main
+
+    for args, message in ((["--snapshot-every", "-1"], "--snapshot-every must be >= 0"),
+                          (["--self-weight", "0"], "--self-weight must be > 0"),
+                          (["--eval-games", "0"], "--eval-games must be >= 1")):
+        with pytest.raises(SystemExit) as e:
+            main([*args, "--out", str(tmp_path / "x")])
+        assert e.value.code == 2 and message in capsys.readouterr().err
+    for args, message in ((["--opponents", "chess:1"], "chess"),
+                          (["--eval-opponents", "gold"], "gold"),
+                          (["--resume", str(tmp_path / "none"), "--trust-pickle"],
+                           "no such checkpoint folder"),
+                          (["--resume", str(tmp_path)], "--trust-pickle")):
+        assert main([*args, "--out", str(tmp_path / "x")]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and err.count("\n") == 1
+    assert not ray.is_initialized()

@@ -496,3 +496,16 @@ def visible(action, player, viewer):
     from machu_env.actions import visible_notation
 
     return visible_notation(action, player, viewer)
+
+
+def test_a_clients_saved_positions_are_bounded():
+    from machu_env.web import Limits
+
+    with TestClient(create_app(limits=Limits(saves=3, saves_per_client=2)),
+                    base_url=BASE) as c:
+        game = _new(c)
+        saves = [c.post(f"/api/games/{game['id']}/save", json={}).json()["save"]
+                 for _ in range(3)]
+        # the client's third save dropped its first
+        assert c.post("/api/games", json={"save": saves[0]}).status_code == 404
+        assert c.post("/api/games", json={"save": saves[2]}).status_code == 201
