@@ -295,10 +295,23 @@ def test_the_probe_reports_margins_with_rotated_seats():
     def first_legal(obs, masks):
         return np.array([rnd.choice(np.flatnonzero(m)) for m in masks])
 
-    won, margin = game_outcomes(first_legal, "gold", 9, 3, seed=2)
-    assert won.shape == margin.shape == (9,)
+    won, margin, cut = game_outcomes(first_legal, "gold", 9, 3, seed=2)
+    assert won.shape == margin.shape == cut.shape == (9,)
+    assert not cut.any()  # random play against gold ends
     assert set(won.tolist()) <= {0, 1} and margin.mean() < 0  # random play loses to gold
     assert (margin[won == 1] > -1e-9).all()  # a winner scores at least the others' mean
+
+
+def test_the_probe_counts_games_cut_at_the_decision_limit():
+    """A game still running at the learner's decision limit (here 3 decisions: no game ends so
+    soon) is not won, margin 0, and counted as cut: a stalling exploiter is seen as one."""
+    from machu_env.train.evaluate import game_outcomes
+
+    def first_legal(obs, masks):
+        return masks.argmax(1)
+
+    won, margin, cut = game_outcomes(first_legal, "gold", 4, 2, seed=1, max_learner_steps=3)
+    assert cut.all() and not won.any() and not margin.any()
 
 
 def test_the_probes_new_options_are_checked_before_any_training(tmp_path):

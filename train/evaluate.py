@@ -39,27 +39,29 @@ def game_results(predict: Predict, opponent: Any, games: int, num_players: int =
 
 def game_outcomes(predict: Predict, opponent: Any, games: int, num_players: int = 2,
                   seed: int = 0, max_learner_steps: int = MAX_EVAL_STEPS
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """(won, margin) per game with the seats rotated: game ``k`` seats the learner at
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(won, margin, cut) per game with the seats rotated: game ``k`` seats the learner at
     ``k % num_players`` (seat ``s``'s games are one batch seeded ``seed + s``). ``won`` is 1/0;
     ``margin`` is the learner's final score minus the mean of the others' scores. A game still
     running after ``max_learner_steps`` of the learner's decisions (two deterministic policies
     can move for ever without staying; games between trained policies end within about 130)
-    counts as not won, margin 0."""
+    counts as not won, margin 0, and ``cut`` 1 (so that a learner that stalls is seen)."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     won = np.zeros(games, dtype=np.int8)
     margin = np.zeros(games, dtype=np.float64)
+    cut = np.zeros(games, dtype=np.int8)
     for seat in range(min(num_players, games)):
         n = len(range(seat, games, num_players))
-        w, m = _play(predict, opponent, n, num_players, seed + seat, max_learner_steps, seat)
-        won[seat::num_players], margin[seat::num_players] = w, m
-    return won, margin
+        w, m, c = _play(predict, opponent, n, num_players, seed + seat, max_learner_steps, seat)
+        won[seat::num_players], margin[seat::num_players], cut[seat::num_players] = w, m, c
+    return won, margin, cut
 
 
 def _play(predict: Predict, opponent: Any, games: int, num_players: int, seed: int,
-          max_learner_steps: int, seat: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Each of ``games`` played once: (won 1/0, score margin) per game."""
+          max_learner_steps: int, seat: int | None
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each of ``games`` played once: (won 1/0, score margin, cut 1/0) per game."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     pool = {opponent: 1.0} if isinstance(opponent, str) else {"self": 1.0}
@@ -70,9 +72,11 @@ def _play(predict: Predict, opponent: Any, games: int, num_players: int, seed: i
     obs = env.reset()
     result = np.full(games, -1, dtype=np.int8)
     margin = np.zeros(games, dtype=np.float64)
+    cut = np.zeros(games, dtype=np.int8)
     while (result < 0).any():
         obs, rewards, dones, infos = env.step(predict(obs, env.action_masks()))
         for i in np.flatnonzero(dones & (result < 0)):
             result[i] = infos[i]["won"]
             margin[i] = round(float(rewards[i]) * SCORE_SCALE, 3)
-    return result, margin
+            cut[i] = infos[i]["TimeLimit.truncated"]
+    return result, margin, cut

@@ -80,7 +80,7 @@ def _win_share(predict, members: list[tuple[str, Any, float]], i: int, j: int, p
     """Member ``i`` (played by ``predict``)'s win share at one seat against copies of member
     ``j`` as its file says (seats rotated)."""
     _, net_j, t_j = members[j]
-    won, _ = game_outcomes(predict,
+    won, _, _ = game_outcomes(predict,
                            PolicyBank([net_j], temperatures=[t_j], seed=seed + 104_729 * j + i),
                            games, players, seed=game_seed)
     return float(won.mean())
@@ -198,7 +198,7 @@ def psro(names: list[str], players: int, games: int, out: str | Path, iterations
         policy_file.save(folder / f"br_{k}.safetensors", net.state_dict(), net.config,
                          {"psro_iteration": k, "best_response_to": summary["weights"],
                           "players": players, "num_timesteps": run.model.num_timesteps})
-        won, margin = game_outcomes(_greedy(net), bank, games, players,
+        won, margin, _ = game_outcomes(_greedy(net), bank, games, players,
                                     seed=seed + 500_000 + k)
         lo, hi = _wilson(won)
         history.append({"iteration": k, "mixture": {members[i][0]: round(float(x[i]), 6)
