@@ -457,6 +457,9 @@ def exploit(
                                 "EVAL_GAMES games (1500000 in a 5M-step probe)"),
     cold: bool = typer.Option(False, help="start the exploiter from fresh weights, not the "
                               "agent's"),
+    cut_as_loss: bool = typer.Option(False, help="a training game still running at the "
+                                     "decision limit counts as a loss (-1), not as a time "
+                                     "limit: an exploiter can't learn to stall (for --cold)"),
     out: Path = typer.Option(None, help="folder for curve.csv/png, summary.json and the "
                              "exploiter's agent file"),
     precision: str = typer.Option("fp32", help="fp32 or bf16"),
@@ -498,7 +501,7 @@ def exploit(
                                  f"bfloat16 arithmetic), got {precision!r}",
                                  param_hint="--precision")
     settings = PPOSettings(n_envs=n_envs, n_steps=n_steps, batch_size=batch_size,
-                           precision=precision)
+                           precision=precision, cut_as_loss=cut_as_loss)
     try:
         settings.check()
     except ValueError as e:

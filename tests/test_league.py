@@ -114,6 +114,25 @@ def test_ppo_advantages_stop_at_game_boundaries():
     assert torch.allclose(returns, adv + B.values[:-1])
 
 
+@pytest.mark.parametrize("cut_as_loss", [False, True])
+def test_a_game_cut_at_the_limit_is_bootstrapped_or_a_loss(cut_as_loss):
+    """Every game here is cut after 2 learner decisions (no game ends so soon): by default its
+    last reward is gamma * V(last observation), a time limit; with cut_as_loss it is -1, so an
+    exploiter gains nothing by stalling (a cold exploiter otherwise learns to: issue #26)."""
+    settings = PPOSettings(n_envs=4, n_steps=4, batch_size=16, cut_as_loss=cut_as_loss)
+    model = PPO(new_net(net_config([8]), 0), settings, seed=0)
+    env = PoolVecEnv(4, 2, seed=0, pool="random:1", max_learner_steps=2)
+    env.reset()
+    model.start(env)
+    model.collect(env)
+    rewards = model.buffer.rewards
+    assert (rewards[0] == 0).all() and (rewards[2] == 0).all()  # games still running
+    if cut_as_loss:
+        assert (rewards[1] == -1).all() and (rewards[3] == -1).all()
+    else:  # the value of the cut game's last observation, discounted
+        assert (rewards[1] != 0).all() and (rewards[1].abs() < 1).all()
+
+
 def test_bf16_is_refused_clearly_where_the_cpu_lacks_it(monkeypatch):
     from machu_env.train import ppo
 
@@ -234,6 +253,8 @@ def test_machu_exploit_reports_bad_input_in_one_line(tmp_path):
     assert r.exit_code == 2 and "needs a trained policy" in r.output
     r = runner.invoke(app, ["exploit", "--agent", "random", "--steps", "512", "--n-envs", "16",
                             "--n-steps", "32", "--batch-size", "256", "--eval-games", "10",
-                            "--out", str(tmp_path / "x")])
+                            "--cut-as-loss", "--out", str(tmp_path / "x")])
     assert r.exit_code == 0, r.output[-2000:]
-    assert json.loads((tmp_path / "x" / "summary.json").read_text())["eval_games"] == 10
+    summary = json.loads((tmp_path / "x" / "summary.json").read_text())
+    assert summary["eval_games"] == 10 and summary["cut_as_loss"] is True
+    assert 0 <= summary["cut_share"] <= 1

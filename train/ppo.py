@@ -58,6 +58,7 @@ class PPOSettings:
     ent_coef_final: float = -1.0  # -1: ent_coef throughout; else decayed linearly to this
     magnet_coef: float = 0.0
     magnet_every: int = 0  # updates between magnet resets; 0: the uniform magnet
+    cut_as_loss: bool = False  # a game cut at the limit: reward -1 (a loss), not bootstrapped
 
     def check(self) -> None:
         """Clear errors for impossible settings, naming the setting and what is allowed."""
@@ -230,7 +231,9 @@ class PPO:
             env.observe(B.obs_np[t + 1], B.masks_np[t + 1])
             t2 = time.perf_counter()
             rewards = torch_from(r.rewards)
-            if r.cut.size:  # truncated games: bootstrap from their last observation
+            if r.cut.size and self.s.cut_as_loss:  # stalling to the limit is no way out
+                rewards[r.cut] -= 1.0
+            elif r.cut.size:  # truncated games: bootstrap from their last observation
                 rewards[r.cut] += g * self._values(r.cut_obs)
             B.rewards[t] = rewards
             B.starts[t + 1] = torch_from(r.dones.astype(np.float32))
