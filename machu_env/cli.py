@@ -460,6 +460,8 @@ def exploit(
     cut_as_loss: bool = typer.Option(False, help="a training game still running at the "
                                      "decision limit counts as a loss (-1), not as a time "
                                      "limit: an exploiter can't learn to stall (for --cold)"),
+    reward: str = typer.Option("win", help="the exploiter's training reward: win (+1/-1 at "
+                               "the end) or score (the final score margin: denser, for --cold)"),
     out: Path = typer.Option(None, help="folder for curve.csv/png, summary.json and the "
                              "exploiter's agent file"),
     precision: str = typer.Option("fp32", help="fp32 or bf16"),
@@ -500,6 +502,9 @@ def exploit(
         raise typer.BadParameter(f"precision must be fp32 or bf16 (bf16 only on CPUs with "
                                  f"bfloat16 arithmetic), got {precision!r}",
                                  param_hint="--precision")
+    if reward not in ("win", "score"):
+        raise typer.BadParameter(f"reward must be win or score, got {reward!r}",
+                                 param_hint="--reward")
     settings = PPOSettings(n_envs=n_envs, n_steps=n_steps, batch_size=batch_size,
                            precision=precision, cut_as_loss=cut_as_loss)
     try:
@@ -512,7 +517,7 @@ def exploit(
     try:
         summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
                               settings, trust_pickle=trust_pickle, ray=ray, workers=workers,
-                              sampled=sampled, cold=cold, eval_at=at)
+                              sampled=sampled, cold=cold, eval_at=at, reward=reward)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(str(e)) from None
     console.print_json(json.dumps(summary))
