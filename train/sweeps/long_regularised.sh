@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue #26, item 1, a longer budget: both regularisers of the sweep together (the entropy
 # schedule, which lowered the exploiter's margin, and the fast magnet) over STEPS learner steps
-# of fine-tuning ppo-2p on a fresh seed, then the probe (warm start, 1.5M steps, 2,000 games).
+# of fine-tuning ppo-2p-v2 on a fresh seed, then the probe (warm start, 1.5M steps, 2,000 games).
 #   bash train/sweeps/long_regularised.sh OUT SEED
 set -euo pipefail
 export NUMBA_NUM_THREADS=1
@@ -11,7 +11,7 @@ mkdir -p "$run"
 resume=""
 if [ -f "$run/latest.safetensors" ]; then resume="--resume"; fi
 if [ ! -f "$run/summary.json" ]; then
-  machu train $resume --players 2 --init ppo-2p --timesteps "$STEPS" --seed "$seed" --threads 1 \
+  machu train $resume --players 2 --init ppo-2p-v2 --timesteps "$STEPS" --seed "$seed" --threads 1 \
     --pool random:0.05,builder:0.15,gold:0.3,self:0.5 --snapshot-every 1000000 \
     --eval-every 2000000 --eval-games 200 --ent-coef 0.1 --ent-coef-final 0.01 \
     --magnet-coef 0.1 --magnet-every 10 --out "$run" >> "$run.log" 2>&1

@@ -31,9 +31,13 @@ tournaments() {  # every agent for a player count in one tournament
 }
 probe_4p() { probe ppo4p ppo-4p 4 --steps 1500000; }
 probe_5p() { probe ppo5p ppo-5p 5 --steps 1500000; }
-probe_2p_cold() { probe ppo2p_cold ppo-2p 2 --steps 1500000 --cold; }
+probe_2p_cold() {  # the win reward, then a cut game as a loss, then the score reward too
+  probe ppo2p_cold ppo-2p-v2 2 --steps 1500000 --cold
+  probe ppo2p_cold_cut ppo-2p-v2 2 --steps 1500000 --cold --cut-as-loss
+  probe ppo2p_cold_score ppo-2p-v2 2 --steps 1500000 --cold --cut-as-loss --reward score
+}
 probe_3p() { probe ppo3p ppo-3p 3 --steps 1500000; }
-probe_2p_5m() { probe ppo2p_5m ppo-2p 2 --steps 5000000 --eval-at 1500000; }
+probe_2p_5m() { probe ppo2p_5m ppo-2p-v2 2 --steps 5000000 --eval-at 1500000; }
 at_temperature() {  # file checkpoint temperature: a shipped agent's weights, played at T
   [ -f "$1" ] || python - "$@" <<'PY'
 import sys
@@ -49,26 +53,29 @@ policy_file.save(out, tensors, config, {**info, "note": f"{checkpoint} at temper
                  play={"temperature": t})
 PY
 }
-probe_2p_t05() {  # a play temperature between argmax (0) and sampling (1): ppo-2p at 0.5
-  at_temperature "$out/ppo2p_t05.safetensors" ppo_2p 0.5
+probe_2p_t05() {  # a play temperature between argmax (0) and sampling (1): ppo-2p-v2 at 0.5
+  at_temperature "$out/ppo2p_t05.safetensors" ppo_2p_v2 0.5
   probe ppo2p_t05 "policy:$out/ppo2p_t05.safetensors" 2 --steps 1500000
 }
-probe_2p_sampled() { probe ppo2p_sampled ppo-2p 2 --steps 1500000 --sampled; }
+probe_2p_sampled() { probe ppo2p_sampled ppo-2p-v2 2 --steps 1500000 --sampled; }
 probe_3p_t05() {
   at_temperature "$out/ppo3p_t05.safetensors" ppo_3p 0.5
   probe ppo3p_t05 "policy:$out/ppo3p_t05.safetensors" 3 --steps 1500000
 }
-strength_t05() {  # what the temperature costs: the T = 0.5 agents against gold and themselves
-  at_temperature "$out/ppo2p_t05.safetensors" ppo_2p 0.5
+strength_t05() {  # what a temperature costs: T = 0.5 and 1 against gold and argmax play
+  at_temperature "$out/ppo2p_t05.safetensors" ppo_2p_v2 0.5
   at_temperature "$out/ppo3p_t05.safetensors" ppo_3p 0.5
   tour t05_2p_vs_gold 2 "policy:$out/ppo2p_t05.safetensors,gold" --games 1000
-  tour t05_2p_vs_ppo2p 2 "policy:$out/ppo2p_t05.safetensors,ppo-2p" --games 1000
+  tour t05_2p_vs_ppo2p 2 "policy:$out/ppo2p_t05.safetensors,ppo-2p-v2" --games 1000
+  at_temperature "$out/ppo2p_t1.safetensors" ppo_2p_v2 1
+  tour t1_2p_vs_gold 2 "policy:$out/ppo2p_t1.safetensors,gold" --games 1000
+  tour t1_2p_vs_ppo2p 2 "policy:$out/ppo2p_t1.safetensors,ppo-2p-v2" --games 1000
   tour t05_3p 3 "policy:$out/ppo3p_t05.safetensors,ppo-3p,gold" --games 1000
 }
-search() {  # the frozen 5M-step exploiter of ppo-2p against search:ppo-2p and ppo-2p itself
+search() {  # the frozen 5M-step exploiter of ppo-2p-v2 against search:ppo-2p-v2 and ppo-2p-v2 itself
   # (the cold-started exploiter is left out: it learned to stall, and a stalling game runs to
   # the decision limit, which search makes slow)
-  for opp in ppo-2p search:ppo-2p; do
+  for opp in ppo-2p-v2 search:ppo-2p-v2; do
     tour "frozen_ppo2p_5m_vs_${opp/:/_}" 2 "policy:$out/ppo2p_5m/exploiter.safetensors,$opp" \
       --games "${SEARCH_GAMES:-60}" --mcts-iterations 64 --mcts-seconds 1
   done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue #26: PSRO for 2 players, then the probe of its Nash population.
 #   bash train/sweeps/psro_2p.sh OUT
-# 1. `machu population --psro 8`: from {ppo-2p, ppo-2p-v1}, eight times train a 1.5M-step best
+# 1. `machu population --psro 8`: from {ppo-2p-v2, ppo-2p-v1}, eight times train a 1.5M-step best
 #    response to the Nash mixture (warm-started from its heaviest member), measure it against
 #    the mixture (400 games), add it, re-solve (400 games per ordered pair);
 # 2. probe the final population with the standard protocol (1.5M steps, 2,000 games, an
@@ -11,7 +11,7 @@ export NUMBA_NUM_THREADS=1
 out=${1:-runs/psro2p}; ITER=${ITER:-8}; STEPS=${STEPS:-1500000}; GAMES=${GAMES:-400}
 mkdir -p "$out"
 if [ ! -f "$out/pop.safetensors" ] || [ ! -f "$out/population.json" ]; then
-  machu population --members ppo-2p,ppo-2p-v1 --players 2 --games "$GAMES" --seed 0 \
+  machu population --members ppo-2p-v2,ppo-2p-v1 --players 2 --games "$GAMES" --seed 0 \
     --psro "$ITER" --psro-steps "$STEPS" --threads 1 --out "$out/pop.safetensors" \
     > "$out/population.json" 2> "$out/population.log"
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue #26, item 1: regularised self-play, 4 settings x 2 tuning seeds, each run probed.
-# Every run fine-tunes ppo-2p for STEPS learner steps (2 players, self-play-heavy pool), then
+# Every run fine-tunes ppo-2p-v2 for STEPS learner steps (2 players, self-play-heavy pool), then
 # `machu exploit` trains a warm-started exploiter for PROBE steps against the run's final policy
 # (played as shipped: argmax) and plays 2,000 evaluation games, seats rotated.
 #   bash train/sweeps/regularised.sh OUT "0 1"      # tuning seeds
@@ -21,7 +21,7 @@ one() {  # name seed
   local resume=""
   if [ -f "$run/latest.safetensors" ]; then resume="--resume"; fi
   if [ ! -f "$run/summary.json" ]; then
-    machu train $resume --players 2 --init ppo-2p --timesteps "$STEPS" --seed "$seed" --threads 1 \
+    machu train $resume --players 2 --init ppo-2p-v2 --timesteps "$STEPS" --seed "$seed" --threads 1 \
       --pool random:0.05,builder:0.15,gold:0.3,self:0.5 --snapshot-every 500000 \
       --eval-every 500000 --eval-games 200 ${SETTINGS[$name]} --out "$run" >> "$run.log" 2>&1
   fi
