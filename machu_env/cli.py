@@ -385,6 +385,8 @@ def train(
                                       "policy (MMD; train/ppo.py)"),
     magnet_every: int = typer.Option(0, min=0, help="updates between magnet resets to the "
                                      "current policy (0: the uniform magnet)"),
+    cut_as_loss: bool = typer.Option(False, help="a game still running at the decision limit "
+                                     "counts as a loss (-1) instead of a time limit"),
     vf_coef: float = typer.Option(0.5, help="value loss weight"),
     max_grad_norm: float = typer.Option(0.5, help="gradient norm clip"),
     net_arch: str = typer.Option("256,256", help="hidden layer sizes of the policy and of "

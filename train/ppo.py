@@ -19,6 +19,10 @@ entropy bonus (``ent_coef``, decayed linearly to ``ent_coef_final`` over the run
 is a frozen copy of the policy, reset to the current policy every ``magnet_every`` updates
 (``magnet_every=0``: the uniform policy over the legal actions, where the term is the entropy
 bonus up to a constant). MMD's second term, a KL to the previous policy, is PPO's clipping here.
+
+A game cut at the decision limit is a time limit: its last reward is bootstrapped from the value
+of its last observation. ``cut_as_loss`` makes it a loss (-1) instead, for learners that would
+otherwise learn to stall (``machu train --cut-as-loss``, ``machu exploit --cut-as-loss``).
 """
 
 from __future__ import annotations
