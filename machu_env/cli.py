@@ -290,7 +290,7 @@ def replay(
         html.write_text(page, encoding="utf-8")
         console.print(f"wrote {html} ({len(final.history)} decisions)")
         return
-    game = Game(final.num_players, seed=final.seed, learning_game=final.learning_game)
+    game = final.initial()
     for k, (player, action) in enumerate(final.history, start=1):
         game.play(action)
         console.print(f"#{k} day {game.day} P{player}: {action}")
@@ -321,6 +321,9 @@ def serve(
     agents_dir: Path | None = typer.Option(None, help="also offer the agent files "
                                            "(*.safetensors) of this folder, as "
                                            "policy:<file name>"),
+    proxy_headers: bool = typer.Option(False, help="trust X-Forwarded-For from a reverse "
+                                       "proxy on this computer (off: a local client could "
+                                       "claim another client's address)"),
 ) -> None:
     """Play in the browser: a local web app (needs the web extra)."""
     import ipaddress
@@ -356,7 +359,7 @@ def serve(
     console.print(f"engine ready in {seconds:.1f} s")
     console.print(f"machu-env web app on http://{host}:{port} (Ctrl+C stops it)")
     try:
-        run_server(host, port, allowed_host, agents_dir)
+        run_server(host, port, allowed_host, agents_dir, proxy_headers=proxy_headers)
     except ImportError as e:
         raise typer.BadParameter(str(e)) from None
 

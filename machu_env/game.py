@@ -100,6 +100,14 @@ class Game:
         self.num_players = n
         self.seed = int(seed)
         self.learning_game = bool(learning_game)
+        # the setup arguments beside the seed (records and re-deals rebuild the game from them)
+        self.setup: dict[str, Any] = {}
+        if start_player is not None:
+            self.setup["start_player"] = int(start_player)
+        if hand_ids is not None:
+            self.setup["hands"] = [[CARDS[c] for c in h] for h in hand_ids]
+        if deck_ids is not None:
+            self.setup["deck"] = [CARDS[c] for c in deck_ids]
         self._s = np.zeros(L.STATE_SIZE, dtype=np.int32)
         self._buf = np.zeros(NUM_ACTIONS, dtype=np.int32)
         init_state(
@@ -208,8 +216,19 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy (state, legal list and history)."""
-        return Game._from_arrays(self.num_players, self.seed, self.learning_game, self._s,
-                                 self._buf, self._n, self.history)
+        g = Game._from_arrays(self.num_players, self.seed, self.learning_game, self._s,
+                              self._buf, self._n, self.history)
+        g.setup = {k: list(v) if isinstance(v, list) else v for k, v in self.setup.items()}
+        return g
+
+    def initial(self) -> Game:
+        """A new game with this game's setup (seed, ``setup``, variant), before any decision:
+        replaying ``history`` on it gives this game again. ValueError for a game that was not
+        set up by ``Game(...)`` (a batch row)."""
+        if self.seed is None:
+            raise ValueError("this game has no seed (a batch row): its setup is unknown")
+        return Game(self.num_players, self.seed, learning_game=self.learning_game,
+                    **self.setup)
 
     @classmethod
     def _from_arrays(cls, num_players: int, seed: int | None, learning_game: bool,
@@ -218,6 +237,7 @@ class Game:
         """A Game over copies of an engine state and its legal list (clone, batch rows)."""
         g = cls.__new__(cls)
         g.num_players, g.seed, g.learning_game = num_players, seed, learning_game
+        g.setup = {}
         g._s, g._buf, g._n = state.copy(), buf.copy(), int(n)
         g.history = list(history)
         return g

@@ -1,8 +1,14 @@
 """Game records: a JSON file that replays to the identical game.
 
 A record holds the format and version, the options (players, seed, variant), the agents' names
-(informational) and the notation strings of every decision put to a player (``Game.history``);
-single-option decisions replay automatically. ``load_record`` validates and replays it.
+(informational, at most ``MAX_AGENT_NAME`` characters each) and the notation strings of every
+decision put to a player (``Game.history``); single-option decisions replay automatically.
+``load_record`` validates and replays it.
+
+Version 1 records a game by its seed. Version 2 (written only for a game dealt by hand: a
+re-dealt saved position or branch, ``machu_env.positions``, or ``Game(hands=..., deck=...)``)
+adds the deal to the options: ``start_player``, ``hands`` (card ids per seat) and ``deck``
+(card ids, top first); a version-2 record whose ``seed`` is null gives the whole deal.
 """
 
 from __future__ import annotations
@@ -11,20 +17,37 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .data import NUM_CARDS
 from .game import DEFAULT_MAX_DECISIONS, Game
 
 RECORD_FORMAT = "machu-env-record"
-RECORD_VERSION = 1
+RECORD_VERSION = 1        # a game set up by its seed
+DEALT_RECORD_VERSION = 2  # a game dealt by hand (options hold the deal)
+RECORD_VERSIONS = (RECORD_VERSION, DEALT_RECORD_VERSION)
+DEAL_KEYS = ("start_player", "hands", "deck")
+MAX_AGENT_NAME = 200  # characters; a longer name is cut when written and refused when read
+
+
+def _short(name: Any) -> str:
+    name = str(name)
+    return name if len(name) <= MAX_AGENT_NAME else name[:MAX_AGENT_NAME - 1] + "\u2026"
 
 
 def game_record(game: Game, agents: list[str] | None = None) -> dict[str, Any]:
     """The record of ``game`` (finished or not) as a plain dict."""
+    setup = getattr(game, "setup", {}) or {}
+    options: dict[str, Any] = {"num_players": game.num_players, "seed": game.seed,
+                               "learning_game": game.learning_game}
+    if setup:
+        options.update(setup)
+        if "hands" in setup and "deck" in setup and "start_player" in setup and \
+                len(setup["deck"]) + sum(map(len, setup["hands"])) == NUM_CARDS:
+            options["seed"] = None  # the deal is whole: the seed decides nothing
     return {
         "format": RECORD_FORMAT,
-        "version": RECORD_VERSION,
-        "options": {"num_players": game.num_players, "seed": game.seed,
-                    "learning_game": game.learning_game},
-        "agents": list(agents) if agents else None,
+        "version": DEALT_RECORD_VERSION if setup else RECORD_VERSION,
+        "options": options,
+        "agents": [_short(a) for a in agents] if agents else None,
         "actions": [{"player": p, "action": a} for p, a in game.history],
         "result": {"end": game.end, "scores": game.scores()} if game.is_over else None,
     }
@@ -53,9 +76,9 @@ def replay(record: dict[str, Any], max_decisions: int = DEFAULT_MAX_DECISIONS) -
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise ValueError(f"not a machu-env game record (expected format {RECORD_FORMAT!r})")
     version = record.get("version")
-    if not _is_int(version) or version != RECORD_VERSION:
-        raise ValueError(f"unsupported record version {version!r:.40}; "
-                         f"this machu-env reads version {RECORD_VERSION} (an int)")
+    if not _is_int(version) or version not in RECORD_VERSIONS:
+        raise ValueError(f"unsupported record version {version!r:.40}; this machu-env reads "
+                         f"versions {', '.join(map(str, RECORD_VERSIONS))} (an int)")
     opts = record.get("options")
     if not isinstance(opts, dict):
         raise _fail(f"'options' must be an object with num_players, seed, learning_game; "
@@ -63,8 +86,19 @@ def replay(record: dict[str, Any], max_decisions: int = DEFAULT_MAX_DECISIONS) -
     for key in ("num_players", "seed"):
         if key not in opts:
             raise _fail(f"record options lack {key!r}")
+    deal = {k: opts[k] for k in DEAL_KEYS if k in opts}
+    if deal and version != DEALT_RECORD_VERSION:
+        raise _fail(f"a deal ({', '.join(deal)}) in the options needs version "
+                    f"{DEALT_RECORD_VERSION}")
+    if opts["seed"] is None and (version != DEALT_RECORD_VERSION or len(deal) != 3):
+        raise _fail("a record without a seed is version 2 and gives the whole deal: "
+                    "start_player, hands and deck")
     game = Game(opts["num_players"], seed=opts["seed"],
-                learning_game=opts.get("learning_game", False))  # ValueError for bad values
+                learning_game=opts.get("learning_game", False), **deal)  # ValueError if bad
+    if opts["seed"] is None and len(game.setup["deck"]) + sum(
+            map(len, game.setup["hands"])) != NUM_CARDS:
+        raise _fail(f"a record without a seed deals all {NUM_CARDS} cards (hands and deck)")
+    check_agents(record.get("agents"), game.num_players)
     actions = record.get("actions")
     if not isinstance(actions, list):
         raise _fail(f"'actions' must be a list of {{player, action}} objects; got "
@@ -86,6 +120,21 @@ def replay(record: dict[str, Any], max_decisions: int = DEFAULT_MAX_DECISIONS) -
             raise ValueError(f"record step {k}: {e}") from None
     check_result(record.get("result"))
     return game
+
+
+def check_agents(agents: Any, num_players: int) -> None:
+    """A record's ``agents``: null, or one name per player, each a string of at most
+    ``MAX_AGENT_NAME`` characters; ValueError naming what is wrong."""
+    if agents is None:
+        return
+    if not (isinstance(agents, list) and len(agents) == num_players
+            and all(isinstance(a, str) for a in agents)):
+        raise _fail(f"'agents' must be null or a list of {num_players} names (strings); got "
+                    f"{agents!r:.80}")
+    longest = max(map(len, agents))
+    if longest > MAX_AGENT_NAME:
+        raise _fail(f"an agent name has {longest} characters; names have at most "
+                    f"{MAX_AGENT_NAME}")
 
 
 def check_result(result: Any) -> None:

@@ -22,7 +22,6 @@ from html import escape
 from typing import Any
 
 from .actions import visible_notation
-from .game import Game
 from .records import replay
 
 
@@ -32,15 +31,13 @@ def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, 
     after each, with the log entry of that decision (None for the first)."""
     from .svg import board_svg
 
-    final = replay(record)
-    game = Game(final.num_players, seed=final.seed, learning_game=final.learning_game)
+    final = replay(record)  # the agents' names checked too (each at most MAX_AGENT_NAME)
+    game = final.initial()
     board_svg(game, player)  # a bad player fails here, before the work
-    agents = record.get("agents")
-    if not (isinstance(agents, list) and len(agents) == game.num_players
-            and all(isinstance(a, str) for a in agents)):
-        agents = [f"player {p}" for p in range(game.num_players)]
+    agents = record.get("agents") or [f"player {p}" for p in range(game.num_players)]
     result = ({"end": final.end, "scores": final.scores()} if final.is_over else None)
-    summary = {"num_players": game.num_players, "seed": game.seed, "agents": agents,
+    summary = {"num_players": game.num_players, "seed": record["options"]["seed"],
+               "agents": agents,
                "result": result}
 
     def boards() -> Iterator[tuple[str, dict | None]]:
@@ -50,15 +47,16 @@ def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, 
             game.play(action)
             shown = visible_notation(action, p, player)
             yield board_svg(game, player, (p, shown)), {"day": day, "player": p,
-                                                        "agent": agents[p], "action": shown}
+                                                        "action": shown}
     return summary, boards()
 
 
 def replay_frames(record: dict[str, Any],
                   player: int | str | None = None) -> dict[str, Any]:
     """The record replayed: ``frames`` (the SVG board before the first decision and after
-    each), ``log`` (one entry per decision: ``day``, ``player``, ``agent``, ``action``),
-    ``agents``, ``num_players`` and ``result`` (the final scores, or None for an unfinished
+    each), ``log`` (one entry per decision: ``day``, ``player``, ``action``; the player's
+    agent is ``agents[player]``: each name is sent once), ``agents``, ``num_players`` and
+    ``result`` (the final scores, or None for an unfinished
     game). ValueError for a malformed record or a bad ``player``."""
     summary, boards = _positions(record, player)
     frames, log = [], []
@@ -130,7 +128,8 @@ def html_replay(record: dict[str, Any], player: int | str | None = None,
     """A self-contained HTML page replaying ``record`` (see the module docstring)."""
     r = packed_replay(record, player)
     meta = {k: r[k] for k in ("num_players", "seed", "agents", "log", "result")}
-    title = title or (f"Machu Picchu replay: {r['num_players']} players, seed {r['seed']}")
+    dealt = "a dealt game" if r["seed"] is None else f"seed {r['seed']}"
+    title = title or f"Machu Picchu replay: {r['num_players']} players, {dealt}"
     parts = {"TITLE": escape(title), "META": script_json(meta), "FRAMES": r["frames_gz"]}
     return re.sub(r"%(TITLE|META|FRAMES)%", lambda m: parts[m.group(1)], _PAGE)
 
@@ -195,7 +194,8 @@ function play() {
 function fillSide() {
   meta.log.forEach((e, j) => {
     const li = document.createElement("li");
-    li.textContent = `${j + 1}. day ${e.day} \\u00b7 P${e.player} (${e.agent}): ${e.action}`;
+    const who = meta.agents[e.player];
+    li.textContent = `${j + 1}. day ${e.day} \\u00b7 P${e.player} (${who}): ${e.action}`;
     li.onclick = () => show(j + 1);
     $("log").appendChild(li);
   });

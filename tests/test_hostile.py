@@ -286,9 +286,11 @@ def web():
     pytest.importorskip("httpx2")
     from starlette.testclient import TestClient
 
-    from machu_env.web import create_app
+    from machu_env.web import Limits, create_app
 
-    with TestClient(create_app(), base_url="http://127.0.0.1:8000") as client:
+    PATIENT = Limits(agent_seconds=600)
+
+    with TestClient(create_app(limits=PATIENT), base_url="http://127.0.0.1:8000") as client:
         gid = client.post("/api/games", json={"opponents": "random", "seed": 2}).json()["id"]
         yield client, gid
 

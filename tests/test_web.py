@@ -22,11 +22,14 @@ from machu_env.records import replay  # noqa: E402
 from machu_env.web import Limits, create_app  # noqa: E402
 
 BASE = "http://127.0.0.1:8000"  # a Host the app answers by default
+# agents think without the per-request cap (a cold numba cache compiles inside the first
+# request); the cap itself is tested with its own limits
+PATIENT = Limits(agent_seconds=600)
 
 
 @pytest.fixture
 def client():
-    with TestClient(create_app(), base_url=BASE) as c:
+    with TestClient(create_app(limits=PATIENT), base_url=BASE) as c:
         yield c
 
 
@@ -140,7 +143,7 @@ def test_bad_requests_get_4xx_naming_what_is_allowed_and_change_nothing(client):
 def test_playing_after_the_end_or_out_of_turn_is_refused():
     from machu_env.web import Session
 
-    app = create_app()
+    app = create_app(limits=PATIENT)
     with TestClient(app, base_url=BASE) as client:
         state = _new(client)
         while not state["over"]:
@@ -178,7 +181,8 @@ def test_game_ids_are_unguessable_and_never_listed(client):
 
 
 def test_a_client_evicts_only_its_own_games():
-    app = create_app(limits=Limits(games=3, games_per_client=2))
+    app = create_app(limits=Limits(agent_seconds=600, games=3, games_per_client=2,
+                                   keep_seconds=0))
     alice = TestClient(app, base_url=BASE, client=("10.0.0.1", 1))
     bob = TestClient(app, base_url=BASE, client=("10.0.0.2", 1))
     mallory = TestClient(app, base_url=BASE, client=("10.0.0.3", 1))
@@ -186,12 +190,47 @@ def test_a_client_evicts_only_its_own_games():
     b1 = _new(bob)["id"]
     for _ in range(5):  # mallory can neither evict them nor take the server over
         r = mallory.post("/api/games", json={"opponents": "random"})
-        assert r.status_code == 503 and "maximum of 3 games" in r.json()["error"]
+        assert r.status_code == 503 and "maximum of 3 running games" in r.json()["error"]
     assert bob.get(f"/api/games/{b1}").status_code == 200
-    a3 = _new(alice)["id"]  # alice's third game replaces her own oldest
-    assert alice.get(f"/api/games/{a1}").status_code == 404
+    a3 = _new(alice)["id"]  # alice's third game replaces her own least recently used
+    r = alice.get(f"/api/games/{a1}")
+    assert r.status_code == 410 and "replaced by a newer game of yours" in r.json()["error"]
     assert {alice.get(f"/api/games/{g}").status_code for g in (a2, a3)} == {200}
     assert bob.get(f"/api/games/{b1}").status_code == 200
+    assert alice.get("/api/games/never-issued").status_code == 404
+
+
+def test_a_game_in_use_is_never_replaced(client):
+    """Issue #34, item 17: a client's new game past its share is refused (429, saying how to
+    free one) while its games were used in the last minutes; none of them is dropped."""
+    app = create_app(limits=Limits(agent_seconds=600, games_per_client=2))
+    tab = TestClient(app, base_url=BASE, client=("10.0.0.9", 1))
+    ids = [_new(tab)["id"], _new(tab)["id"]]
+    r = tab.post("/api/games", json={"opponents": "random", "seed": 3})
+    assert r.status_code == 429
+    assert "you have 2 games running" in r.json()["error"] and "untouched for 10" in \
+        r.json()["error"]
+    assert {tab.get(f"/api/games/{g}").status_code for g in ids} == {200}
+
+
+def test_finished_games_make_room_for_new_ones():
+    """Issue #34, item 16: finished games do not count against the running games' limit; their
+    records stay downloadable, the oldest finished going first past their own bound."""
+    app = create_app(limits=Limits(agent_seconds=600, games=2, games_per_client=2,
+                                   finished_games=2))
+    me = TestClient(app, base_url=BASE, client=("10.0.0.7", 1))
+    done = []
+    for k in range(4):  # four whole games although two running games fill the server
+        state = _new(me, seed=10 + k)
+        while not state["over"]:
+            state = me.post(f"/api/games/{state['id']}/play",
+                            json={"action": state["legal"][0]["id"]}).json()
+        done.append(state["id"])
+    assert me.get(f"/api/games/{done[-1]}/record").status_code == 200
+    assert me.get(f"/api/games/{done[-2]}/record").status_code == 200
+    r = me.get(f"/api/games/{done[0]}")  # past finished_games: the oldest went first
+    assert r.status_code == 410 and "made room for newer finished games" in r.json()["error"]
+    assert app.state.games.running() == 0
 
 
 def test_cross_site_requests_and_foreign_hosts_are_refused(client):
@@ -245,7 +284,7 @@ def test_bodies_are_refused_past_the_limit_without_reading_them_whole(client):
              "query_string": b"", "root_path": "", "scheme": "http", "http_version": "1.1",
              "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 5),
              "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json")]}
-    asyncio.run(create_app()(scope, receive, send))
+    asyncio.run(create_app(limits=PATIENT)(scope, receive, send))
     assert sent[0]["status"] == 413 and len(received) <= 513  # 2 MiB in 4 KiB pieces, + 1
 
 
@@ -274,7 +313,7 @@ def test_clients_name_agents_never_files(client, tmp_path):
 
     shutil.copy(shipped_policies()["ppo-2p"], tmp_path / "mine.safetensors")
     (tmp_path / "broken.safetensors").write_bytes(b"not a policy")
-    with TestClient(create_app(agents_dir=tmp_path), base_url=BASE) as c:
+    with TestClient(create_app(agents_dir=tmp_path, limits=PATIENT), base_url=BASE) as c:
         assert "policy:mine.safetensors" in c.get("/api/agents").json()["agents"]
         for name in ("policy:mine.safetensors", "search:policy:mine.safetensors"):
             state = c.post("/api/games", json={"opponents": name}).json()
@@ -292,13 +331,13 @@ def test_replays_are_capped_and_packed(client):
     r = client.post("/api/replay", json=record)
     per_frame = len(r.content) / r.json()["num_frames"]
     assert per_frame < 8000, per_frame  # a drawn board is about 40 kB; packed about 4 kB
-    with TestClient(create_app(limits=Limits(replays=0)), base_url=BASE) as busy:
+    with TestClient(create_app(limits=Limits(agent_seconds=600, replays=0)), base_url=BASE) as busy:
         r = busy.post("/api/replay", json=record)
         assert r.status_code == 503 and "try again" in r.json()["error"]
 
 
 def test_a_record_download_waiting_for_a_game_does_not_freeze_the_server():
-    app = create_app()
+    app = create_app(limits=PATIENT)
     with TestClient(app, base_url=BASE) as client:
         state = _finish(client, _new(client))
         session = app.state.games.get(state["id"])
@@ -501,11 +540,112 @@ def visible(action, player, viewer):
 def test_a_clients_saved_positions_are_bounded():
     from machu_env.web import Limits
 
-    with TestClient(create_app(limits=Limits(saves=3, saves_per_client=2)),
+    with TestClient(create_app(limits=Limits(agent_seconds=600, saves=3, saves_per_client=2)),
                     base_url=BASE) as c:
         game = _new(c)
         saves = [c.post(f"/api/games/{game['id']}/save", json={}).json()["save"]
                  for _ in range(3)]
         # the client's third save dropped its first
-        assert c.post("/api/games", json={"save": saves[0]}).status_code == 404
+        assert c.post("/api/games", json={"save": saves[0]}).status_code == 410
         assert c.post("/api/games", json={"save": saves[2]}).status_code == 201
+
+
+def _to_the_end(client, state):
+    while not state["over"]:
+        state = client.post(f"/api/games/{state['id']}/play",
+                            json={"action": state["legal"][0]["id"]}).json()
+    return state
+
+
+def _deck_of(session) -> list[int]:
+    from machu_env import layout as L
+
+    s = session.game.state
+    return [int(s[L.DECK + (int(s[L.DECK_TOP]) + i) % len(CARDS)])
+            for i in range(int(s[L.DECK_COUNT]))]
+
+
+def test_a_loaded_save_deals_the_hidden_cards_anew_and_hides_the_seed():
+    """Issue #34, item 1: a loaded save's record never holds the running original's seed, and
+    every load deals what its player cannot see anew (the original's deck order stays secret)."""
+    app = create_app(limits=PATIENT)
+    with TestClient(app, base_url=BASE) as c:
+        state = c.post("/api/games", json={"num_players": 3, "opponents": "random"}).json()
+        for _ in range(12):  # the server drew the seed: the client does not know it
+            state = c.post(f"/api/games/{state['id']}/play",
+                           json={"action": state["legal"][0]["id"]}).json()
+        original = app.state.games.get(state["id"])
+        save = c.post(f"/api/games/{state['id']}/save", json={}).json()["save"]
+        loads = [c.post("/api/games", json={"save": save}).json() for _ in range(3)]
+        decks = [_deck_of(app.state.games.get(s["id"])) for s in loads]
+        assert len({tuple(d) for d in decks}) == 3 and _deck_of(original) not in decks
+        for s in loads:
+            assert s["svg"] == state["svg"] and s["history"] == state["history"]
+        end = _to_the_end(c, loads[0])
+        text = c.get(f"/api/games/{end['id']}/record").text
+        assert str(original.game.seed) not in text
+        record = json.loads(text)
+        assert record["options"]["seed"] is None and replay(record).scores() == end["scores"]
+        assert not original.finished  # the original is still running, its deal unknown
+
+
+def test_a_branch_deals_the_cards_its_seat_never_held_anew(client):
+    game = Game(3, seed=14)
+    rnd = __import__("random").Random(2)
+    while not game.is_over:
+        game.play(rnd.choice(game.legal_action_ids()))
+    from machu_env.records import game_record
+
+    record, k = game_record(game), 60
+    at_k = game.initial()
+    at_k.play_all(a for _, a in game.history[:k])
+    app = client.app
+    decks = []
+    for _ in range(2):
+        state = client.post("/api/games", json={"record": record, "at": k, "seat": 1,
+                                                "opponents": "random"}).json()
+        session = app.state.games.get(state["id"])
+        decks.append(_deck_of(session))
+        assert session.game.view(1)["players"][1] == at_k.view(1)["players"][1]
+    assert decks[0] != decks[1]
+
+
+def test_replays_send_each_agent_name_once(client):
+    """Issue #34, item 2: names are bounded (MAX_AGENT_NAME) and not repeated per decision."""
+    from machu_env.records import MAX_AGENT_NAME, game_record
+
+    game = Game(5, seed=3)
+    rnd = __import__("random").Random(3)
+    while not game.is_over:
+        game.play(rnd.choice(game.legal_action_ids()))
+    long_names = ["x" * MAX_AGENT_NAME] * 5
+    r = client.post("/api/replay", json=game_record(game, long_names))
+    assert r.status_code == 200
+    data = r.json()
+    assert data["agents"] == long_names and all("agent" not in e for e in data["log"])
+    short = client.post("/api/replay", json=game_record(game, ["x"] * 5))
+    assert len(r.content) - len(short.content) < 5 * MAX_AGENT_NAME  # not names x decisions
+    record = game_record(game)
+    record["agents"] = ["y" * (MAX_AGENT_NAME + 1)] * 5
+    r = client.post("/api/replay", json=record)
+    assert r.status_code == 400 and f"at most {MAX_AGENT_NAME}" in r.json()["error"]
+    assert game_record(game, ["z" * 10_000] * 5)["agents"][0].__len__() == MAX_AGENT_NAME
+
+
+def test_an_agents_failure_shows_no_legal_action(client):
+    """Issue #34, item 8: an agent's failure is reported without its exception's text (at a
+    summit return, the legal actions are the agent's hidden cards)."""
+    state = _new(client, num_players=2, opponents="random", seed=4)
+    session = client.app.state.games.get(state["id"])
+
+    class Broken:
+        name = "broken"
+
+        def act(self, game):
+            raise ValueError(f"no; legal: {', '.join(game.legal_actions())}")
+    session.agents[1] = Broken()
+    while state["your_turn"]:
+        state = client.post(f"/api/games/{state['id']}/play",
+                            json={"action": state["legal"][0]["id"]}).json()
+    assert state["error"] and "failed (ValueError)" in state["error"]
+    assert "legal" not in state["error"] and "return" not in state["error"]

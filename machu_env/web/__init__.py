@@ -38,6 +38,7 @@ board or a history that shows another player's cards.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import threading
 import time
@@ -51,11 +52,14 @@ from ..agents import agent_names, make_agent, shipped_policies
 from ..checks import MAX_SEED, check_int
 from ..data import LAST_DAY
 from ..game import DEFAULT_MAX_DECISIONS, Game
+from ..positions import redealt
 from ..records import game_record
 from ..replay_html import packed_replay
 from ..svg import NIGHT_DECISIONS, board_svg
+from .store import BadRequest, GameStore
 from .words import describe
 
+log = logging.getLogger("machu_env.web")
 STATIC = Path(__file__).parent / "static"
 GAME_KEYS = ("num_players", "seat", "opponents", "seed", "record", "at", "save")
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -63,25 +67,24 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request or one client can make the server do."""
+    """What one request, one client or all clients together can make the server do."""
 
     body_bytes: int = 64 * 1024          # a request body (a move, new-game options)
     record_bytes: int = 2 * 2**20        # a record for the replay view (5,000 decisions: 0.3 MB)
-    games: int = 256                     # games held in all
-    games_per_client: int = 16           # a client's new game beyond this evicts its oldest
+    body_budget: int = 32 * 2**20        # request bodies being read at once, all clients
+    body_seconds: float = 20.0           # a body not received in this time: 408
+    games: int = 256                     # running games held in all (finished ones aside)
+    games_per_client: int = 16           # running games of one client (address)
+    keep_seconds: float = 600.0          # a client's game used this recently is never replaced
     idle_seconds: float = 3600.0         # a game untouched this long is dropped
+    finished_games: int = 512            # finished games kept (records downloadable)
+    finished_seconds: float = 1800.0     # ... for this long after their last use
     decisions: int = DEFAULT_MAX_DECISIONS  # a game reaching this ends truncated
+    agent_seconds: float = 5.0           # agents' thinking per request; then "pending"
+    requests_per_client: int = 8         # one client's requests in progress at once
     replays: int = 2                     # replays drawn at a time (others: 503, try again)
     saves: int = 256                     # saved positions held in all
     saves_per_client: int = 32           # a client's new save beyond this drops its oldest
-
-
-class BadRequest(ValueError):
-    """A client's mistake: answered with ``status`` and the message, nothing changed."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass
@@ -94,9 +97,10 @@ class Session:
     names: list[str]
     agents: dict[int, Any]
     max_decisions: int = DEFAULT_MAX_DECISIONS
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Lock = field(default_factory=threading.Lock)  # only ever try-acquired
     error: str | None = None
     days: list[int] = field(default_factory=list)  # the day of every decision played
+    published: dict[str, Any] | None = None  # the last state sent (a busy game answers it)
 
     @property
     def truncated(self) -> bool:
@@ -112,16 +116,25 @@ class Session:
         self.game.play(action)
         self.days.append(day)
 
-    def advance(self, decisions: int | None = None) -> None:
+    def advance(self, decisions: int | None = None, seconds: float | None = None) -> None:
         """The agents decide until it is the human's turn or the game is over (or truncated),
-        or for at most ``decisions`` decisions."""
+        or for at most ``decisions`` decisions, or until ``seconds`` have passed (the state
+        then says ``pending``: the client asks again)."""
         game = self.game
-        while not self.finished and game.current_player != self.seat and decisions != 0:
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while (not self.finished and self.error is None and game.current_player != self.seat
+               and decisions != 0):
+            if deadline is not None and time.monotonic() > deadline:
+                return
             player = game.current_player
             try:
                 self.play(self.agents[player].act(game))
             except Exception as e:  # an agent's failure is not the player's: reported as such
-                self.error = f"agent {self.names[player]} failed: {type(e).__name__}: {e}"
+                # never the exception's text: it may name the legal actions, which at a summit
+                # return are the agent's hidden cards
+                log.warning("agent %s failed in a web game: %r", self.names[player], e)
+                self.error = (f"agent {self.names[player]} failed ({type(e).__name__}); the "
+                              "game cannot go on (the server's log has the details)")
                 return
             if decisions is not None:
                 decisions -= 1
@@ -219,57 +232,6 @@ class AgentCatalog:
         return agent
 
 
-class GameStore:
-    """The games held in memory, under unguessable ids (``secrets``), with their owner (the
-    client's address) and last use. A new game evicts only its client's own oldest game;
-    idle games expire; there is no listing."""
-
-    def __init__(self, limits: Limits, total: int | None = None, per_client: int | None = None,
-                 what: str = "games") -> None:
-        self.limits = limits
-        self.total = limits.games if total is None else total
-        self.per_client = limits.games_per_client if per_client is None else per_client
-        self.what = what
-        self._games: dict[str, tuple[Any, str, float]] = {}
-        self._lock = threading.Lock()
-
-    def add(self, session: Any, owner: str) -> str:
-        now = time.monotonic()
-        with self._lock:
-            self._expire(now)
-            mine = sorted((used, gid) for gid, (_, o, used) in self._games.items() if o == owner)
-            while mine and len(mine) >= self.per_client:
-                self._games.pop(mine.pop(0)[1])
-            if len(self._games) >= self.total:
-                raise BadRequest(f"the server holds its maximum of {self.total} {self.what}; "
-                                 "try again later", 503)
-            game_id = secrets.token_urlsafe(16)
-            self._games[game_id] = (session, owner, now)
-        return game_id
-
-    def get(self, game_id: str) -> Any:
-        now = time.monotonic()
-        with self._lock:
-            self._expire(now)
-            entry = self._games.get(game_id)
-            if entry is None:
-                what = self.what.rstrip("s")
-                raise BadRequest(f"no such {what} (it expired, was replaced by a newer "
-                                 f"{what} of yours, or never existed); start a game with "
-                                 "POST /api/games", 404)
-            self._games[game_id] = (entry[0], entry[1], now)
-            return entry[0]
-
-    def __len__(self) -> int:
-        return len(self._games)
-
-    def _expire(self, now: float) -> None:
-        old = [g for g, (_, _, used) in self._games.items()
-               if now - used > self.limits.idle_seconds]
-        for g in old:
-            del self._games[g]
-
-
 def parse_new_game(body: Any) -> tuple[int, int | None, list[str], int | None]:
     """Check a ``POST /api/games`` body; BadRequest naming what is allowed. The seed is None
     when the client gave none (the server draws one it never reveals); the seat is None for a
@@ -308,7 +270,9 @@ def new_session(body: Any, catalog: AgentCatalog | None = None,
     agents' seeds are independent draws; with a client's seed, the agents' seeds follow it
     (the client knows the seed already). With ``record`` (a game record the client holds) and
     ``at`` (k), the game is that record's after its first k decisions: a branch, played on
-    from there (the record's seed and players; ``num_players`` and ``seed`` not given)."""
+    from there (the record's players; ``num_players`` and ``seed`` not given), with every card
+    the human's seat has not held dealt anew (``positions.redealt``: the record's remaining
+    deck order is not the branch's)."""
     catalog = catalog or AgentCatalog()
     limits = limits or Limits()
     if isinstance(body, dict) and "save" in body:
@@ -326,10 +290,11 @@ def new_session(body: Any, catalog: AgentCatalog | None = None,
               for p, name in zip(others, opponents, strict=True)}
     names = ["you" if p == seat else agents[p].name for p in range(n)]
     if record is not None:
-        game = Game(n, seed=record.seed, learning_game=record.learning_game)
-        session = Session(game, seat, names, agents, limits.decisions)
+        prefix = Session(record.initial(), seat, names, agents, limits.decisions)
         for _, action in record.history[:at]:
-            session.play(action)
+            prefix.play(action)
+        session = Session(redealt(prefix.game, seat), seat, names, agents, limits.decisions)
+        session.days = prefix.days
         return session
     game = Game(n, seed=draw(MAX_SEED + 1) if seed is None else seed)
     return Session(game, seat, names, agents, limits.decisions)
@@ -347,11 +312,13 @@ class Saved:
 
 
 def load_saved(saved: Saved, catalog: AgentCatalog, limits: Limits) -> Session:
-    """A new session from a saved position (a branch: the save stays as it is)."""
+    """A new session from a saved position (a branch: the save stays as it is). Every load
+    deals the cards the human's seat has not held anew (``positions.redealt``): neither the
+    original's hidden cards nor its seed reach the new game or its record."""
     draw = secrets.SystemRandom().randrange
     agents = {p: catalog.make(name, draw(2**63)) for p, name in enumerate(saved.names)
               if p != saved.seat}
-    session = Session(saved.game.clone(), saved.seat, list(saved.names), agents,
+    session = Session(redealt(saved.game, saved.seat), saved.seat, list(saved.names), agents,
                       limits.decisions)
     session.days = list(saved.days)
     return session
@@ -414,65 +381,55 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
     offers the agent files of ``agents_dir`` (if given) as ``policy:<file name>``."""
     try:
         from starlette.applications import Starlette
-        from starlette.concurrency import run_in_threadpool
         from starlette.middleware import Middleware
         from starlette.middleware.trustedhost import TrustedHostMiddleware
-        from starlette.requests import ClientDisconnect, Request
+        from starlette.requests import Request
         from starlette.responses import FileResponse, JSONResponse, Response
         from starlette.routing import Route
     except ImportError as e:
         raise ImportError(f"the web app needs the web extra ({e.name} is missing): "
                           "pip install 'machu-env[web]'") from None
+    from .guards import BodyReader, ClientGate, check_same_origin, client_of, off_loop
 
     limits = limits or Limits()
     catalog = AgentCatalog(agents_dir)
-    games = GameStore(limits)
-    saves = GameStore(limits, limits.saves, limits.saves_per_client, "saved positions")
+    games = GameStore(total=limits.games, per_client=limits.games_per_client,
+                      idle_seconds=limits.idle_seconds, keep_seconds=limits.keep_seconds,
+                      finished=limits.finished_games, finished_seconds=limits.finished_seconds)
+    saves = GameStore(total=limits.saves, per_client=limits.saves_per_client,
+                      idle_seconds=limits.idle_seconds, what="saved positions")
     replays = threading.BoundedSemaphore(limits.replays)
+    bodies = BodyReader(limits.body_budget, limits.body_seconds)
+    gate = ClientGate(limits.requests_per_client)
 
     def error(message: str, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": message}, status_code=status)
-
-    def check_same_origin(request: Request) -> None:
-        """POSTs: JSON only, from the served origin (a cross-site form or fetch gets 403)."""
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind != "application/json":
-            raise BadRequest(f"send the body as JSON (Content-Type: application/json), not "
-                             f"{kind[:60] or 'no Content-Type'}", 415)
-        origin = request.headers.get("origin")
-        served = f"{request.url.scheme}://{request.headers.get('host', '')}"
-        if origin is not None and origin != served:
-            raise BadRequest(f"cross-origin request refused: Origin {origin[:80]!r} is not "
-                             f"{served!r}", 403)
-
-    async def read_json(request: Request, limit: int) -> Any:
-        """The body as JSON, read in pieces and refused as soon as it passes ``limit``."""
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            raise BadRequest(f"the request body is larger than {limit} bytes", 413)
-        body = bytearray()
-        try:
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > limit:
-                    raise BadRequest(f"the request body is larger than {limit} bytes", 413)
-        except ClientDisconnect:
-            raise BadRequest("the client went away before the body was read") from None
-        try:
-            return json.loads(bytes(body) or b"null")
-        except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, an int of 4301 digits
-            raise BadRequest(f"the body is not JSON that this server reads ({str(e)[:120]})") \
-                from None
 
     def handled(handler):
         async def endpoint(request: Request) -> Response:
             try:
                 if request.method == "POST":
                     check_same_origin(request)
-                return await handler(request)
+                with gate.enter(client_of(request)):
+                    return await handler(request)
             except BadRequest as e:
                 return error(str(e), e.status)
         return endpoint
+
+    def exclusive(session: Session, work):
+        """``work()`` holding the game's lock, which is never waited for: a game that another
+        request is moving answers 409 (``busy``) at once."""
+        if not session.lock.acquire(blocking=False):
+            raise BadRequest("this game is busy with another request (the agents are "
+                             "thinking); ask again in a moment", 409)
+        try:
+            return work()
+        finally:
+            session.lock.release()
+
+    def published(session: Session, game_id: str) -> dict[str, Any]:
+        session.published = session.state(game_id)
+        return session.published
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -482,8 +439,8 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
                              "policies": catalog.policies})
 
     async def create(request: Request) -> Response:
-        body = await read_json(request, limits.record_bytes)  # (a branch holds a record)
-        owner = request.client.host if request.client else "?"
+        body = await bodies.read(request, limits.record_bytes)  # (a branch holds a record)
+        owner = client_of(request)
 
         def start():  # loading a policy and the agents' first moves: off the event loop
             if isinstance(body, dict) and "save" in body:
@@ -492,26 +449,30 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
                 session = load_saved(saves.get(body["save"]), catalog, limits)
             else:
                 session = new_session(body, catalog, limits)
-            game_id = games.add(session, owner)
-            with session.lock:
+            with session.lock:  # nobody else knows the id yet
+                game_id = games.add(session, owner)
                 if session.seat is not None:  # a watched game moves when the client asks
-                    session.advance()
-                return session.state(game_id)
-        return JSONResponse(await run_in_threadpool(start), status_code=201)
+                    session.advance(seconds=limits.agent_seconds)
+                return published(session, game_id)
+        return JSONResponse(await off_loop(start), status_code=201)
 
     async def show(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         session = games.get(game_id)
 
         def look():
-            with session.lock:
-                return session.state(game_id)
-        return JSONResponse(await run_in_threadpool(look))
+            if not session.lock.acquire(blocking=False):  # being moved: the last state sent
+                return {**(session.published or {}), "busy": True, "pending": True}
+            try:
+                return published(session, game_id)
+            finally:
+                session.lock.release()
+        return JSONResponse(await off_loop(look))
 
     async def play(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         session = games.get(game_id)
-        body = await read_json(request, limits.body_bytes)
+        body = await bodies.read(request, limits.body_bytes)
         if not isinstance(body, dict) or "action" not in body or set(body) - {"action",
                                                                               "advance"}:
             raise BadRequest('the body must be {"action": <action id or notation string>} '
@@ -522,50 +483,46 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
             raise BadRequest(f'"advance" must be true or false, got {then!r:.40}')
 
         def move():
-            with session.lock:
-                game = session.game
-                if session.truncated:
-                    raise BadRequest(f"the game reached {session.max_decisions} decisions and "
-                                     "ended truncated", 409)
-                if game.is_over:
-                    raise BadRequest("the game is over", 409)
-                if game.current_player != session.seat:
-                    raise BadRequest(f"not your turn: player {game.current_player} decides",
-                                     409)
-                if isinstance(action, bool) or not isinstance(action, int | str):
-                    raise BadRequest(f"action must be an action id (int) or a notation "
-                                     f"string; got {action!r:.60}. Legal actions: "
-                                     f"{', '.join(game.legal_actions())}")
-                try:
-                    session.play(action)
-                except ValueError as e:  # IllegalActionError: names the legal actions
-                    raise BadRequest(str(e)[:2000]) from None
-                if then:
-                    session.advance()
-                return session.state(game_id)
-        return JSONResponse(await run_in_threadpool(move))
+            game = session.game
+            if session.truncated:
+                raise BadRequest(f"the game reached {session.max_decisions} decisions and "
+                                 "ended truncated", 409)
+            if game.is_over:
+                raise BadRequest("the game is over", 409)
+            if game.current_player != session.seat:
+                raise BadRequest(f"not your turn: player {game.current_player} decides", 409)
+            if isinstance(action, bool) or not isinstance(action, int | str):
+                raise BadRequest(f"action must be an action id (int) or a notation "
+                                 f"string; got {action!r:.60}. Legal actions: "
+                                 f"{', '.join(game.legal_actions())}")
+            try:
+                session.play(action)
+            except ValueError as e:  # IllegalActionError: names the legal actions
+                raise BadRequest(str(e)[:2000]) from None
+            if then:
+                session.advance(seconds=limits.agent_seconds)
+            return published(session, game_id)
+        return JSONResponse(await off_loop(lambda: exclusive(session, move)))
 
     async def save(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         session = games.get(game_id)
-        owner = request.client.host if request.client else "?"
+        owner = client_of(request)
 
         def keep():
-            with session.lock:
-                if session.finished:
-                    raise BadRequest("the game is over: download its record instead", 409)
-                names = tuple("you" if p == session.seat else session.names[p]
-                              for p in range(session.game.num_players))
-                snapshot = Saved(session.game.clone(), session.seat, names,
-                                 tuple(session.days))
-            return {"save": saves.add(snapshot, owner), "decisions":
-                    len(snapshot.game.history)}
-        return JSONResponse(await run_in_threadpool(keep), status_code=201)
+            if session.finished:
+                raise BadRequest("the game is over: download its record instead", 409)
+            names = tuple("you" if p == session.seat else session.names[p]
+                          for p in range(session.game.num_players))
+            return Saved(session.game.clone(), session.seat, names, tuple(session.days))
+        snapshot = await off_loop(lambda: exclusive(session, keep))
+        return JSONResponse({"save": saves.add(snapshot, owner),
+                             "decisions": len(snapshot.game.history)}, status_code=201)
 
     async def advance(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         session = games.get(game_id)
-        body = await read_json(request, limits.body_bytes)
+        body = await bodies.read(request, limits.body_bytes)
         if not isinstance(body, dict) or set(body) - {"decisions"}:
             raise BadRequest('the body must be {} (the agents move until your turn) or '
                              '{"decisions": k} (at most k agents\' decisions)')
@@ -577,10 +534,9 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
             raise BadRequest(str(e)[:300]) from None
 
         def step():
-            with session.lock:
-                session.advance(k)
-                return session.state(game_id)
-        return JSONResponse(await run_in_threadpool(step))
+            session.advance(k, seconds=limits.agent_seconds)
+            return published(session, game_id)
+        return JSONResponse(await off_loop(lambda: exclusive(session, step)))
 
     async def hint(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -591,32 +547,28 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
                              f"{', '.join(catalog.policies)}")
 
         def ask():
-            agent = catalog.make(name, 0)
-            with session.lock:
-                game = session.game
-                if session.finished or game.current_player != session.seat:
-                    raise BadRequest("a hint is for your own decision: wait for your turn "
-                                     "(an agent's hint would show its hidden cards)", 409)
-                return policy_hint(agent, game, name)
-        return JSONResponse(await run_in_threadpool(ask))
+            game = session.game
+            if session.finished or game.current_player != session.seat:
+                raise BadRequest("a hint is for your own decision: wait for your turn "
+                                 "(an agent's hint would show its hidden cards)", 409)
+            return policy_hint(catalog.make(name, 0), game, name)
+        return JSONResponse(await off_loop(lambda: exclusive(session, ask)))
 
     async def record(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         session = games.get(game_id)
 
-        def download():  # the lock waits for the agents' moves: off the event loop
-            with session.lock:
-                if not session.finished:  # it holds every player's summit returns (R10.2)
-                    raise BadRequest("the record can be downloaded after the game is over",
-                                     409)
-                return game_record(session.game, session.names)
-        data = await run_in_threadpool(download)
+        def download():
+            if not session.finished:  # it holds every player's summit returns (R10.2)
+                raise BadRequest("the record can be downloaded after the game is over", 409)
+            return game_record(session.game, session.names)
+        data = await off_loop(lambda: exclusive(session, download))
         return Response(json.dumps(data, indent=1), media_type="application/json",
                         headers={"Content-Disposition":
                                  'attachment; filename="machu_game.json"'})
 
     async def replay(request: Request) -> Response:
-        data = await read_json(request, limits.record_bytes)
+        data = await bodies.read(request, limits.record_bytes)
         if not replays.acquire(blocking=False):
             raise BadRequest(f"{limits.replays} replays are being drawn; try again in a "
                              "moment", 503)
@@ -628,7 +580,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
                 raise BadRequest(str(e)[:500]) from None
             finally:
                 replays.release()
-        return JSONResponse(await run_in_threadpool(frames))
+        return JSONResponse(await off_loop(frames))
 
     routes = [
         Route("/", index),
@@ -645,6 +597,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
     app = Starlette(routes=routes, middleware=[
         Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))])
     app.state.games = games  # for embedding and tests (no endpoint lists them)
+    app.state.limits = limits
     return app
 
 
@@ -667,13 +620,16 @@ def warm_up() -> float:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, allowed_hosts: Sequence[str] = (),
-          agents_dir: str | Path | None = None) -> None:
+          agents_dir: str | Path | None = None, proxy_headers: bool = False) -> None:
     """Run the app with uvicorn (blocking) on ``host``: it answers the local names, ``host``
-    and ``allowed_hosts``."""
+    and ``allowed_hosts``; bounded connections (``server.ConnectionLimits``); forwarding
+    headers trusted only with ``proxy_headers`` (behind a reverse proxy on this machine)."""
     try:
         import uvicorn
     except ImportError as e:
         raise ImportError(f"the web app needs the web extra ({e.name} is missing): "
                           "pip install 'machu-env[web]'") from None
+    from .server import server_config
+
     app = create_app(allowed_hosts_for(host, allowed_hosts), agents_dir)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(server_config(app, host, port, proxy_headers=proxy_headers)).run()
