@@ -52,6 +52,7 @@ FORMAT = "machu-env-policy"
 POPULATION_FORMAT = "machu-env-population"
 VERSION = 1
 MAX_TEMPERATURE = 100.0
+MIN_TEMPERATURE = 0.01  # below (and above 0): logits / T overflows float32, illegal or NaN play
 MAX_MEMBERS = 32
 SUFFIX = ".safetensors"
 MAX_FILE_BYTES = 64 * 2**20  # far above any sensible MLP for this game
@@ -86,6 +87,11 @@ def check_config(config: Any, where: str) -> dict[str, Any]:
     """The network's shape, checked (ValueError naming the problem)."""
     if not isinstance(config, dict):
         raise ValueError(f"{where}: config must be a JSON object")
+    sizes = (config.get("obs_size"), config.get("num_actions"))
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in sizes):
+        raise ValueError(f"{where}: config's obs_size and num_actions must be integers "
+                         f"({OBS_SIZE} and {NUM_ACTIONS}), got {sizes[0]!r:.20} and "
+                         f"{sizes[1]!r:.20}")
     if config.get("obs_size") != OBS_SIZE or config.get("num_actions") != NUM_ACTIONS:
         raise ValueError(f"{where}: the policy is for observations of {config.get('obs_size')} "
                          f"values and {config.get('num_actions')} actions; machu-env has "
@@ -127,9 +133,9 @@ def check_play(play: Any, where: str) -> float:
     t = play.get("temperature") if isinstance(play, dict) else None
     if not isinstance(play, dict) or set(play) != {"temperature"} \
             or not isinstance(t, (int, float)) or isinstance(t, bool) \
-            or not 0 <= t <= MAX_TEMPERATURE:
-        raise ValueError(f"{where}: play must be {{\"temperature\": T}} with T a number in "
-                         f"[0, {MAX_TEMPERATURE:g}] (0: argmax), got {play!r}")
+            or not (t == 0 or MIN_TEMPERATURE <= t <= MAX_TEMPERATURE):
+        raise ValueError(f"{where}: play must be {{\"temperature\": T}} with T = 0 (argmax) or "
+                         f"a number in [{MIN_TEMPERATURE:g}, {MAX_TEMPERATURE:g}], got {play!r}")
     return float(t)
 
 
@@ -193,6 +199,9 @@ def parse_members(data: bytes, where: str = "policy file"):
                for w in weights) or abs(sum(weights) - 1) > 1e-6:
         raise ValueError(f"{where}: member weights must be numbers in [0, 1] summing to 1, got "
                          f"{weights!r:.200}")
+    total = float(sum(weights))
+    if total <= 0:
+        raise ValueError(f"{where}: member weights sum to 0")
     out = []
     for k, m in enumerate(members):
         here = f"{where}, member {k}"
@@ -202,7 +211,7 @@ def parse_members(data: bytes, where: str = "policy file"):
         mine = m.get("info", {})
         out.append((_check_tensors(own, config, here), config,
                     mine if isinstance(mine, dict) else {}, check_play(m.get("play"), here),
-                    float(weights[k])))
+                    float(weights[k]) / total))  # normalised: numpy's draw wants sum 1
     named = {f"members.{k}.{n}" for k in range(len(members))
              for n in expected_shapes(out[k][1])}
     if set(tensors) != named:
@@ -354,11 +363,13 @@ def _torch_module():
         def probabilities(self, obs, masks, temperature: float = 1.0):
             """The masked policy's action probabilities, as sb3's ``MaskableCategorical``
             computes them (illegal logits set to -1e8, then a softmax), of ``logits /
-            temperature`` (a temperature > 0)."""
+            temperature`` (a temperature > 0; the mask is applied after the scaling, so no
+            scaled legal logit can fall below an illegal one)."""
             logits = self.action_net(self.mlp_extractor.policy_net(obs))
             if temperature != 1.0:
                 logits = logits / temperature
-            masked = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
+            illegal = min(-1e8, float(logits.min()) - 1e8) if logits.numel() else -1e8
+            masked = torch.where(masks, logits, torch.tensor(illegal, dtype=logits.dtype))
             return torch.distributions.Categorical(logits=masked).probs
 
     return PolicyNet

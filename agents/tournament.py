@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from machu_env import Game
+from machu_env.checks import check_decisions
 from machu_env.game import DEFAULT_MAX_DECISIONS
 from machu_env.records import game_record
 
@@ -67,14 +68,16 @@ def agent_file_paths(names: Iterable[str]) -> list[str]:
 
 
 def _local_copy(path: str, data: bytes) -> str:
-    """A file the driver shipped, written once on this node (named by its content)."""
+    """A file the driver shipped, written once per worker process into that process's private
+    folder (``mkdtemp``), named by its content; a copy found there is used only if its content
+    still has that hash."""
     import hashlib
-    import tempfile
 
-    folder = Path(tempfile.gettempdir()) / "machu-env-agents"
-    folder.mkdir(exist_ok=True)
-    local = folder / (hashlib.sha256(data).hexdigest() + Path(path).suffix)
-    if not local.exists():
+    from machu_env._cache import private_temp_folder
+
+    digest = hashlib.sha256(data).hexdigest()
+    local = private_temp_folder("agents") / (digest + Path(path).suffix)
+    if not (local.is_file() and hashlib.sha256(local.read_bytes()).hexdigest() == digest):
         part = local.with_suffix(f".{os.getpid()}.part")
         part.write_bytes(data)
         part.replace(local)
@@ -135,6 +138,11 @@ def wilson(k: float, n: int) -> tuple[float, float]:
     return (lo, hi)
 
 
+def local_worker_limit() -> int:
+    """The most local worker processes a tournament starts: the CPU count (at least 2)."""
+    return max(2, os.cpu_count() or 1)
+
+
 def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed: int = 0,
                    workers: int | None = 1, mcts: dict[str, Any] | None = None,
                    records_dir: Path | None = None, progress: bool = True,
@@ -154,9 +162,7 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
                                 or workers < 1):
         raise ValueError(f"workers must be an int >= 1 (or None: 1, with ray the cluster's "
                          f"CPUs), got {workers!r}")
-    if (not isinstance(max_decisions, int) or isinstance(max_decisions, bool)
-            or max_decisions < 1):
-        raise ValueError(f"max_decisions must be an int >= 1, got {max_decisions!r}")
+    check_decisions("max_decisions", max_decisions)
     for name in agents:  # unknown names and untrusted files fail here, before any game
         make_agent(name, **_agent_kwargs(name, {}, trust_pickle))
     seats = seatings(agents, num_players)
@@ -172,6 +178,9 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
                                    for path in agent_file_paths(agents)})
     elif workers is None:
         workers = 1
+    elif workers > local_worker_limit():
+        raise ValueError(f"workers must be at most {local_worker_limit()} here (this machine's "
+                         f"CPUs; more processes only compete for them), got {workers}")
     if records_dir is not None:
         records_dir.mkdir(parents=True, exist_ok=True)
     jobs = ((i, seats[i % len(seats)], seed * 1_000_003 + i, mcts or {},

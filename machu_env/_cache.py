@@ -53,12 +53,45 @@ def _candidate_roots() -> list[Path]:
 
 
 def _writable(folder: Path) -> bool:
+    """Whether ``folder`` can hold the cache. One under the shared temp folder must be this
+    user's own and closed to others (numba's index files are pickles: a folder planted there
+    by another user would run its code)."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        shared = Path(tempfile.gettempdir()).resolve() in folder.resolve().parents
+        folder.mkdir(mode=0o700 if shared else 0o777, parents=True, exist_ok=True)
+        if shared and not _private(folder):
+            return False
         tempfile.TemporaryFile(dir=folder).close()
         return True
     except OSError:
         return False
+
+
+def _private(folder: Path) -> bool:
+    """``folder`` is a real folder (no link) of this user that no one else may write or read."""
+    st = folder.lstat()
+    import stat
+
+    return (stat.S_ISDIR(st.st_mode) and (not hasattr(os, "getuid") or st.st_uid == os.getuid())
+            and not st.st_mode & 0o077)
+
+
+_PRIVATE: dict[str, Path] = {}
+
+
+def private_temp_folder(name: str) -> Path:
+    """A folder of this process that only this user may use (``mkdtemp``: mode 0700, a fresh
+    name), removed when the process ends: temporary files never go in a shared, guessable
+    folder where another user could plant one."""
+    folder = _PRIVATE.get(name)
+    if folder is None or not folder.is_dir():
+        import atexit
+        import shutil
+
+        folder = Path(tempfile.mkdtemp(prefix=f"machu-env-{name}-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _PRIVATE[name] = folder
+    return folder
 
 
 @functools.lru_cache(maxsize=1)

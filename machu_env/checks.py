@@ -11,6 +11,10 @@ import numpy as np
 MAX_SEED = 2**64 - 1  # the generator's state is 64 bits: larger seeds would alias
 MAX_ENVS = 2**20  # games in one batch (about 6 KB of buffers each: some 6 GB at the most)
 GAME_OPTIONS = ("start_player", "hands", "deck", "learning_game")
+# the most decisions an env, a batch or a tournament lets a game run before it is cut (random
+# games take 117-151, the default cut is 5,000; OpenSpiel's information-state tensor holds 2
+# floats per decision)
+MAX_DECISIONS = 100_000
 
 
 def check_int(name: str, value: object, lo: int, hi: int | None) -> int:
@@ -26,6 +30,17 @@ def check_int(name: str, value: object, lo: int, hi: int | None) -> int:
 def check_seed(name: str, value: object) -> int:
     """A seed: an int in ``0..2**64-1``."""
     return check_int(name, value, 0, MAX_SEED)
+
+
+def check_decisions(name: str, value: object) -> int:
+    """A decision limit (``max_decisions``, ``max_learner_steps``): an int in
+    ``1..MAX_DECISIONS``."""
+    return check_int(name, value, 1, MAX_DECISIONS)
+
+
+def check_seed_or_none(name: str, value: object) -> int | None:
+    """A ``reset(seed=...)``: None (draw one) or a seed (``check_seed``)."""
+    return None if value is None else check_seed(name, value)
 
 
 def check_bool(name: str, value: object) -> bool:

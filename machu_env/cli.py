@@ -268,15 +268,17 @@ def replay(
     if stored is not None and stored != final.scores():
         raise ValueError("the stored result differs from the replayed one")
     if gif is not None:
-        from machu_env.replay_html import replay_gif
+        from machu_env.replay_html import MAX_GIF_FRAMES, replay_gif
 
         output_file(gif, "--gif")
         who = _view(view, final.num_players)
         try:
-            n = replay_gif(data, gif, who, fps=fps, every=every)
+            n, used = replay_gif(data, gif, who, fps=fps, every=every)
         except ValueError as e:
             raise typer.BadParameter(str(e), param_hint="--view") from None
-        console.print(f"wrote {gif} ({n} frames, {len(final.history)} decisions)")
+        step = "" if used == every else f"; every {used}th decision, to keep at most " \
+            f"{MAX_GIF_FRAMES} frames"
+        console.print(f"wrote {gif} ({n} frames, {len(final.history)} decisions{step})")
         return
     if html is not None:
         from machu_env.replay_html import html_replay
@@ -565,8 +567,14 @@ def population(
     from machu_env.agents import shipped_policies
 
     shipped = shipped_policies()
-    refuse_overwrite(out, agent_files(names) + [shipped[n] for n in names if n in shipped],
-                     "--out")
+    inputs = agent_files(names) + [shipped[n] for n in names if n in shipped]
+    output_file(out, "--out")  # before the games and the training, not after
+    refuse_overwrite(out, inputs, "--out")
+    if psro:  # the best responses' files: never one of the inputs either
+        folder = out.parent / f"{out.stem}_psro"
+        output_folder(folder, "--out")
+        for k in range(psro):
+            refuse_overwrite(folder / f"br_{k}.safetensors", inputs, "--out")
     command = " ".join(["machu", *sys.argv[1:]])
     try:
         if psro:

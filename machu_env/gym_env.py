@@ -30,7 +30,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
-from .checks import check_game_options, check_int
+from .checks import check_decisions, check_game_options, check_int
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import IllegalActionError, OpponentError, ResetNeeded
 from .game import DEFAULT_MAX_DECISIONS, Game
@@ -103,7 +103,7 @@ class MachuPicchuGymEnv(gym.Env):
                              f"{render_mode!r}")
         self.render_mode = render_mode
         self.render_player = check_render_player(render_player, self.num_players, "learner")
-        self.max_decisions = check_int("max_decisions", max_decisions, 1, None)
+        self.max_decisions = check_decisions("max_decisions", max_decisions)
         check_game_options(game_options, "MachuPicchuGymEnv")
         Game(self.num_players, 0, **game_options)  # validate the options now
         self.game_options = game_options

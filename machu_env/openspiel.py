@@ -60,6 +60,7 @@ except ImportError:  # pragma: no cover - exercised where the extra is missing
 
 from . import layout as L
 from .actions import A_RETURN, NUM_ACTIONS, notation, visible_notation
+from .checks import check_decisions
 from .data import CARDS, NUM_CARDS
 from .engine.observation import OBS_SIZE, encode
 from .game import DEFAULT_MAX_DECISIONS, Game
@@ -105,9 +106,9 @@ class MachuPicchuGame(pyspiel.Game):
             raise ValueError(f"players must be 2 to 5, got {players}")
         self.reward = str(params.get("reward", "win"))
         check_reward_mode(self.reward)
-        self.max_decisions = int(params.get("max_decisions", DEFAULT_MAX_DECISIONS))
-        if self.max_decisions < 1:
-            raise ValueError(f"max_decisions must be >= 1, got {self.max_decisions}")
+        # bounded: the information-state tensor holds 2 floats per decision
+        self.max_decisions = check_decisions("max_decisions",
+                                             params.get("max_decisions", DEFAULT_MAX_DECISIONS))
         self.learning_game = bool(params.get("learning_game", False))
         zero_sum = self.reward == "score"
         bound = 4.0 if zero_sum else 1.0

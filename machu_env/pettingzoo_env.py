@@ -26,7 +26,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, parse_action
-from .checks import check_game_options, check_int
+from .checks import check_decisions, check_game_options, check_int, check_seed_or_none
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import IllegalActionError, ResetNeeded
 from .game import DEFAULT_MAX_DECISIONS, Game
@@ -88,7 +88,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         self.render_mode = render_mode
         check_reward_mode(reward)
         self.reward_mode = reward
-        self.max_decisions = check_int("max_decisions", max_decisions, 1, None)
+        self.max_decisions = check_decisions("max_decisions", max_decisions)
         self.render_player = check_render_player(render_player, self.num_players, "current")
         check_game_options(game_options, "the machu_picchu_v0 env")
         Game(self.num_players, 0, **game_options)  # validate the options now
@@ -111,6 +111,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        check_seed_or_none("seed", seed)  # as every other env: an int in 0..2**64-1, or None
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         game_seed = int(self._rng.integers(2**62))

@@ -37,7 +37,7 @@ def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, 
     agents = record.get("agents") or [f"player {p}" for p in range(game.num_players)]
     result = ({"end": final.end, "scores": final.scores()} if final.is_over else None)
     summary = {"num_players": game.num_players, "seed": record["options"]["seed"],
-               "agents": agents,
+               "decisions": len(final.history), "agents": agents,
                "result": result}
 
     def boards() -> Iterator[tuple[str, dict | None]]:
@@ -67,12 +67,18 @@ def replay_frames(record: dict[str, Any],
     return {**summary, "frames": frames, "log": log}
 
 
+MAX_GIF_FRAMES = 300  # about 0.5 MB each while Pillow assembles the GIF (800 px wide)
+
+
 def replay_gif(record: dict[str, Any], path, player: int | str | None = None,
-               fps: float = 2.0, every: int = 1, width: int = 800) -> int:
+               fps: float = 2.0, every: int = 1, width: int = 800,
+               max_frames: int = MAX_GIF_FRAMES) -> tuple[int, int]:
     """Write the record as an animated GIF (Pillow): the board before the first decision and
     after every ``every``-th one (and the last), the move just played outlined, ``fps``
-    frames a second, ``width`` pixels wide; returns the number of frames. ValueError for a
-    malformed record, a bad ``player`` or bad options."""
+    frames a second, ``width`` pixels wide. At most ``max_frames`` frames: a longer game is
+    shown every k-th decision, k raised as needed (Pillow holds every frame until it writes
+    the file). Returns (frames, the ``every`` used). Boards are drawn one at a time. ValueError
+    for a malformed record, a bad ``player`` or bad options."""
     from PIL import Image
 
     from .raster import svg_to_rgb
@@ -83,11 +89,14 @@ def replay_gif(record: dict[str, Any], path, player: int | str | None = None,
         raise ValueError(f"every must be an int >= 1, got {every!r}")
     if not (isinstance(width, int) and 200 <= width <= 2000):
         raise ValueError(f"width must be an int in 200..2000, got {width!r}")
+    if not (isinstance(max_frames, int) and 2 <= max_frames <= 10_000):
+        raise ValueError(f"max_frames must be an int in 2..10000, got {max_frames!r}")
     summary, boards = _positions(record, player)
+    last = summary["decisions"]
+    every = max(every, -(-last // (max_frames - 1)))  # frames: 0, every, 2 every..., last
     frames = []
-    items = list(boards)
-    for k, (svg, _) in enumerate(items):
-        if k % every and k != len(items) - 1:
+    for k, (svg, _) in enumerate(boards):
+        if k % every and k != last:
             continue
         image = Image.fromarray(svg_to_rgb(svg))
         height = round(image.height * width / image.width)
@@ -95,7 +104,7 @@ def replay_gif(record: dict[str, Any], path, player: int | str | None = None,
                       .convert("P", palette=Image.ADAPTIVE, colors=128))
     frames[0].save(path, save_all=True, append_images=frames[1:], loop=0,
                    duration=[round(1000 / fps)] * (len(frames) - 1) + [3000], optimize=True)
-    return len(frames)
+    return len(frames), every
 
 
 def packed_replay(record: dict[str, Any], player: int | str | None = None) -> dict[str, Any]:

@@ -44,7 +44,7 @@ except ImportError:  # pragma: no cover - exercised where the extra is missing
                       "'machu-env[rllib]'") from None
 
 from .actions import NUM_ACTIONS, parse_action
-from .checks import check_bool, check_int, check_seed
+from .checks import check_bool, check_decisions, check_int, check_seed
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import IllegalActionError, ResetNeeded
 from .game import DEFAULT_MAX_DECISIONS, Game
@@ -91,8 +91,8 @@ class MachuPicchuMultiAgentEnv(MultiAgentEnv):
         self.num_players = check_int("num_players", config.get("num_players", 2), 2, 5)
         self.reward_mode = config.get("reward", "win")
         check_reward_mode(self.reward_mode)
-        self.max_decisions = check_int("max_decisions",
-                                       config.get("max_decisions", DEFAULT_MAX_DECISIONS), 1, None)
+        self.max_decisions = check_decisions("max_decisions",
+                                             config.get("max_decisions", DEFAULT_MAX_DECISIONS))
         self.learning_game = check_bool("learning_game", config.get("learning_game", False))
         seed = config.get("seed")
         self._rng = np.random.default_rng(None if seed is None else check_seed("seed", seed))
@@ -321,15 +321,17 @@ def policy_path(checkpoint: str | Path, trust_pickle: bool = False) -> Path:
 
 
 def _converted(module_dir: Path) -> Path:
-    """The weights of a ``MaskedActorCritic`` checkpoint as an agent file (cached by the
-    checkpoint's path and time)."""
+    """The weights of a ``MaskedActorCritic`` checkpoint as an agent file, cached by the
+    checkpoint's path and time in this process's private folder (``mkdtemp``): no other user
+    can plant a converted file."""
     import hashlib
-    import tempfile
 
     from ray.rllib.core.rl_module.rl_module import RLModule
 
+    from ._cache import private_temp_folder
+
     stamp = f"{module_dir.resolve()}:{module_dir.stat().st_mtime_ns}".encode()
-    out = Path(tempfile.gettempdir()) / f"machu-env-rllib-{hashlib.sha256(stamp).hexdigest()[:16]}"
+    out = private_temp_folder("rllib") / hashlib.sha256(stamp).hexdigest()[:16]
     path = out / POLICY_FILE
     if not path.is_file():
         module = RLModule.from_checkpoint(str(module_dir.resolve()))

@@ -39,7 +39,7 @@ except ImportError:  # the core install (SB3 is the train extra): the batch core
 from . import layout as L
 from .actions import NUM_ACTIONS
 from .batch import action_array, refuse_illegal
-from .checks import MAX_ENVS, check_bool, check_int, check_seed
+from .checks import MAX_ENVS, check_bool, check_decisions, check_int, check_seed
 from .engine import batch as K
 from .engine.observation import OBS_HIGH, OBS_SIZE
 from .errors import OpponentError, ResetNeeded
@@ -68,7 +68,7 @@ class MachuPicchuVecEnv(VecEnv):
                  reward: str = "win", learning_game: bool = False,
                  max_decisions: int = DEFAULT_MAX_DECISIONS) -> None:
         n = check_int("num_envs", num_envs, 1, MAX_ENVS)
-        self.max_decisions = check_int("max_decisions", max_decisions, 1, None)
+        self.max_decisions = check_decisions("max_decisions", max_decisions)
         self.num_players = check_int("num_players", num_players, 2, 5)
         self.fixed_seat = -1 if learner_seat is None else check_int(
             "learner_seat", learner_seat, 0, num_players - 1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -374,3 +375,221 @@ def test_rllib_env(config, action):
         env.step({agent: action})
     except (IllegalActionError, ResetNeeded):
         assert np.array_equal(env.game.state, before)
+
+
+# --- round 3 (issue #34): one test per defect found by the 2026-11-24/25 review ---------------
+def _policy_meta(**change):
+    """(tensors, metadata) of the shipped 2-player policy with ``change`` in its metadata."""
+    pytest.importorskip("torch")
+    from machu_env.agents import policy_file, shipped_policies
+
+    tensors, config, _ = policy_file.parse(shipped_policies()["ppo-2p"].read_bytes())
+    meta = {"format": policy_file.FORMAT, "version": "1", "config": json.dumps(config)}
+    return tensors, config, {**meta, **change}
+
+
+@pytest.mark.parametrize("t", [1e-9, 1e-300, 5e-324, 0.005])
+def test_tiny_temperatures_are_refused(tmp_path, t):
+    """Item 7: a play temperature in (0, 0.01) is refused naming the file and the range."""
+    from safetensors.torch import save_file
+
+    from machu_env.agents import make_agent
+
+    tensors, _, meta = _policy_meta(play=json.dumps({"temperature": t}))
+    path = tmp_path / "tiny.safetensors"
+    save_file(tensors, str(path), metadata=meta)
+    with pytest.raises(ValueError, match=r"T = 0 \(argmax\) or a number in \[0.01, 100\]"):
+        make_agent(f"policy:{path}")
+    with pytest.raises(ValueError, match="0.01"):
+        make_agent("ppo-2p", temperature=t)
+
+
+def test_the_lowest_temperature_still_plays_legal_actions():
+    """Item 7: at the lowest temperature allowed, the mask is applied after the scaling: only
+    legal actions, no NaN, over a whole game."""
+    import random
+
+    from machu_env.agents import make_agent
+
+    agent = make_agent("ppo-2p", temperature=0.01, seed=1)
+    game, rng = Game(2, seed=3), random.Random(0)
+    while not game.is_over and len(game.history) < 400:
+        probs = agent.probabilities(game)
+        assert np.isfinite(probs).all()
+        a = agent.act(game) if game.current_player == 0 else rng.choice(game.legal_action_ids())
+        assert a in game.legal_action_ids()
+        game.play(a)
+
+
+def test_population_weights_inside_the_tolerance_are_normalised(tmp_path):
+    """Item 9: weights summing to 1 - 9e-7 pass the check and are normalised before a draw."""
+    from safetensors.torch import save_file
+
+    from machu_env.agents import make_agent, policy_file
+
+    tensors, config, _ = _policy_meta()
+    members = [{"config": config, "weight": w} for w in (0.3, 0.7 - 9e-7)]
+    both = {f"members.{k}.{n}": t.clone() for k in range(2) for n, t in tensors.items()}
+    path = tmp_path / "pop.safetensors"
+    save_file(both, str(path), metadata={"format": policy_file.POPULATION_FORMAT,
+                                        "version": "1", "members": json.dumps(members)})
+    agent = make_agent(f"policy:{path}", seed=0)
+    assert abs(agent.weights.sum() - 1) < 1e-12
+    for seed in range(3):  # the member draw at each game's first decision
+        assert make_agent(f"policy:{path}", seed=seed).act(Game(2, seed=seed)) >= 0
+
+
+@pytest.mark.parametrize("field,value", [("obs_size", 377.0), ("num_actions", 157.0),
+                                         ("obs_size", True), ("num_actions", "157")])
+def test_config_sizes_must_be_integers(tmp_path, field, value):
+    """Item 10: a float (or bool, or text) size is refused with the file's name, not a
+    traceback later."""
+    from safetensors.torch import save_file
+
+    from machu_env.agents import make_agent
+
+    tensors, config, meta = _policy_meta()
+    meta["config"] = json.dumps({**config, field: value})
+    path = tmp_path / "floaty.safetensors"
+    save_file(tensors, str(path), metadata=meta)
+    with pytest.raises(ValueError, match=f"{path}: config's obs_size and num_actions must be "
+                                         "integers"):
+        make_agent(f"policy:{path}")
+
+
+def _cli(argv, capsys):
+    from machu_env.cli import main
+
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_population_checks_its_outputs_before_any_game(tmp_path, capsys):
+    """Items 5 and 11: --out a folder, under a file, or (with --psro) a best response's file
+    that is an input: refused in one line before the games."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    folder = tmp_path / "pop.safetensors"
+    folder.mkdir()
+    pytest.importorskip("torch")
+    from machu_env.agents import shipped_policies
+
+    psro_dir = tmp_path / "pop2_psro"
+    psro_dir.mkdir()
+    br0 = psro_dir / "br_0.safetensors"
+    br0.write_bytes(shipped_policies()["ppo-2p"].read_bytes())
+    before = br0.read_bytes()
+    cases = [
+        (["--out", str(folder)], "is a folder"),
+        (["--out", str(afile / "p.safetensors")], str(afile)),
+        (["--members", f"ppo-2p,policy:{br0}", "--out", str(tmp_path / "pop2.safetensors"),
+          "--psro", "1"], "also an input"),
+    ]
+    for extra, message in cases:
+        argv = ["population", "--members", "ppo-2p,ppo-2p-v2", "--games", "100000", *extra]
+        code, _, err = _cli(argv, capsys)
+        assert code == 2 and message in err and err.count("\n") == 1, err
+    assert br0.read_bytes() == before
+    from machu_env.train.population import psro
+
+    with pytest.raises(ValueError, match="also a member"):
+        psro(["ppo-2p", f"policy:{br0}"], 2, 1, tmp_path / "pop2.safetensors", 1, 1)
+
+
+def test_tournament_workers_are_capped_at_the_cpu_count(capsys, tmp_path):
+    """Item 13: 1,000 workers are refused before any process starts."""
+    from machu_env.agents.tournament import local_worker_limit
+
+    code, _, err = _cli(["tournament", "--agents", "random,gold", "--players", "2", "--games",
+                         "2", "--workers", "1000", "--out", str(tmp_path / "t")], capsys)
+    assert code == 2 and f"at most {local_worker_limit()}" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", "--n-envs", "100000", "--n-steps", "100000"],
+    ["exploit", "--agent", "gold", "--n-envs", "100000", "--n-steps", "100000"],
+])
+def test_a_huge_rollout_buffer_is_refused_in_one_line(argv, capsys, tmp_path):
+    """Item 14: n_envs x n_steps is checked against the machine's memory before allocation."""
+    pytest.importorskip("torch")
+    code, _, err = _cli([*argv, "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and "rollout buffer of" in err and "GiB" in err, err
+
+
+def test_shipped_agent_files_go_to_a_private_folder_and_are_checked(tmp_path, monkeypatch):
+    """Item 15: a Ray worker's copy of an agent file lives in a folder of its own process
+    (mode 0700, a fresh name), and a copy whose content changed is written again."""
+    import hashlib
+    import stat
+
+    from machu_env.agents import tournament
+
+    data = b"agent bytes"
+    planted = tmp_path / "machu-env-agents"  # the old shared place: never used
+    planted.mkdir()
+    name = hashlib.sha256(data).hexdigest() + ".safetensors"
+    (planted / name).write_bytes(b"planted")
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    local = Path(tournament._local_copy("x.safetensors", data))
+    assert local.read_bytes() == data and local.parent != planted
+    assert stat.S_IMODE(local.parent.stat().st_mode) == 0o700
+    local.write_bytes(b"tampered")
+    assert Path(tournament._local_copy("x.safetensors", data)).read_bytes() == data
+
+
+def test_a_shared_numba_cache_folder_of_another_owner_is_not_used(tmp_path, monkeypatch):
+    """Item 15: the temp-folder fallback of numba's cache must be private to this user."""
+    from machu_env import _cache
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    open_to_all = tmp_path / "machu-env-someone"
+    open_to_all.mkdir()
+    open_to_all.chmod(0o777)
+    assert not _cache._writable(open_to_all)
+    assert _cache._writable(tmp_path / "machu-env-mine")
+    assert (tmp_path / "machu-env-mine").stat().st_mode & 0o077 == 0
+
+
+def test_vector_env_decision_limits_and_snapshots(capsys):
+    """Items 18 and 20: decision limits are bounded in every layer; set_opponent_policies(None)
+    is a ValueError naming what is allowed."""
+    from machu_env.checks import MAX_DECISIONS
+    from machu_env.vector import MachuPicchuVectorEnv
+
+    for key in ("max_decisions", "max_learner_steps"):
+        for bad in (2**63, MAX_DECISIONS + 1, 0):
+            with pytest.raises(ValueError, match=f"{key} must be an int in 1..{MAX_DECISIONS}"):
+                MachuPicchuVectorEnv(num_envs=2, **{key: bad})
+    env = MachuPicchuVectorEnv(num_envs=2, opponents="random:1,self:1")
+    with pytest.raises(ValueError, match="snapshots must be a list"):
+        env.set_opponent_policies(None)
+    pytest.importorskip("pyspiel")
+    import pyspiel
+
+    import machu_env.openspiel  # noqa: F401  (registers the game)
+
+    with pytest.raises((ValueError, pyspiel.SpielError), match="max_decisions"):
+        pyspiel.load_game("python_machu_picchu", {"max_decisions": 10**9})
+
+
+@pytest.mark.parametrize("seed", [1.5, "x", True, 2**64, -1])
+def test_pettingzoo_reset_checks_its_seed(seed):
+    """Item 19: one seed check for every env."""
+    import machu_env
+
+    env = machu_env.env(2)
+    with pytest.raises(ValueError, match="seed must be an int in 0..18446744073709551615"):
+        env.reset(seed=seed)
+
+
+def test_rllib_script_refuses_a_file_as_out(tmp_path, capsys):
+    """Item 21: --out at an existing file or under a file: one line, before Ray starts."""
+    from machu_env.train.rllib_ppo import main
+
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for out in (afile, afile / "sub"):
+        assert main(["--iterations", "1", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "--out" in err and err.count("\n") == 1 and "Traceback" not in err

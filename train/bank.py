@@ -61,8 +61,8 @@ class PolicyBank:
         if len(det) != len(nets):
             raise ValueError("give one deterministic flag per network")
         temps = [0.0 if d else 1.0 for d in det] if temperatures is None else temperatures
-        if len(temps) != len(nets) or min(temps) < 0:
-            raise ValueError("give one temperature >= 0 per network")
+        if len(temps) != len(nets) or any(not (t == 0 or 0.01 <= t <= 100) for t in temps):
+            raise ValueError("give one temperature per network: 0 (argmax) or in [0.01, 100]")
         self.temperatures = torch.tensor([float(t) for t in temps])
         self.deterministic = self.temperatures == 0
         self.nets = list(nets)
@@ -122,9 +122,10 @@ class PolicyBank:
         which = np.asarray(which, dtype=np.int64)
         logits = self.logits(np.asarray(obs, dtype=np.float32), which)
         mask = torch.from_numpy(np.asarray(masks, dtype=np.bool_))
-        logits = torch.where(mask, logits, torch.tensor(ILLEGAL))
         t = self.temperatures[torch.from_numpy(which)]
         scaled = logits / torch.where(t > 0, t, torch.ones_like(t))[:, None]
+        logits = torch.where(mask, logits, torch.tensor(ILLEGAL))  # masked after the scaling
+        scaled = torch.where(mask, scaled, torch.tensor(-torch.inf))
         u = torch.rand(logits.shape, generator=self.generator).clamp_(1e-20, 1.0)
         sampled = torch.argmax(scaled - torch.log(-torch.log(u)), dim=1)
         greedy = torch.argmax(logits, dim=1)

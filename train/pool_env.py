@@ -19,7 +19,7 @@ import numpy as np
 
 from machu_env import layout as L
 from machu_env.actions import NUM_ACTIONS
-from machu_env.checks import check_int
+from machu_env.checks import check_decisions
 from machu_env.engine import batch as K
 from machu_env.engine.observation import OBS_SIZE
 from machu_env.game import DEFAULT_MAX_DECISIONS
@@ -110,7 +110,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
         super().__init__(num_envs, num_players, seed, learner_seat, None, reward, learning_game,
                          max_decisions)
         self.pool = parse_pool(pool) if isinstance(pool, str) else check_pool(pool)
-        self.max_learner_steps = check_int("max_learner_steps", max_learner_steps, 1, None)
+        self.max_learner_steps = check_decisions("max_learner_steps", max_learner_steps)
         self.snapshots: list[BatchPolicy] = []
         self.bank: Any = None  # a PolicyBank standing for all snapshots, or None
         self.kinds = np.full((self.num_envs, 5), -1, dtype=np.int32)
@@ -135,6 +135,9 @@ class PoolVecEnv(MachuPicchuVecEnv):
             self._cum = self._cumulative(int(snapshots.num_policies), weights)
             self.bank, self.snapshots = snapshots, []
             return
+        if isinstance(snapshots, (str, bytes)) or not hasattr(snapshots, "__iter__"):
+            raise ValueError(f"snapshots must be a list of batched policies (observations, "
+                             f"action_masks) -> actions, or a PolicyBank; got {snapshots!r:.60}")
         snapshots = list(snapshots)
         for k, policy in enumerate(snapshots):
             if not callable(policy):

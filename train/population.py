@@ -159,9 +159,14 @@ def psro(names: list[str], players: int, games: int, out: str | Path, iterations
         raise ValueError(f"PSRO starts from 1..{MAX_MEMBERS - iterations} members with "
                          f"{iterations} iterations (at most {MAX_MEMBERS} in all), got "
                          f"{len(names)}")
-    members = members_of(names, trust_pickle, fewest=1)
     out = Path(out)
     folder = out.parent / f"{out.stem}_psro"
+    inputs = {Path(n.split(":", 1)[1]).resolve() for n in names if n.startswith("policy:")}
+    for target in [out, *(folder / f"br_{k}.safetensors" for k in range(iterations))]:
+        if target.resolve() in inputs:  # continuing from an earlier run's best response
+            raise ValueError(f"{target} is also a member of the population: write the new "
+                             "population elsewhere (another --out)")
+    members = members_of(names, trust_pickle, fewest=1)
     folder.mkdir(parents=True, exist_ok=True)
     W = np.zeros((0, 0))
     W = _extend(W, members, players, games, seed)

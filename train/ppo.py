@@ -28,6 +28,7 @@ otherwise learn to stall (``machu train --cut-as-loss``, ``machu exploit --cut-a
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass, fields
 from typing import Any
@@ -40,6 +41,20 @@ from machu_env.checks import check_int
 
 PRECISIONS = ("fp32", "bf16")
 MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
+
+
+def rollout_bytes(n_steps: int, n_envs: int) -> int:
+    """The bytes of ``Rollout(n_steps, n_envs)`` (observations, masks, actions, values...)."""
+    per_row = OBS_SIZE * 4 + NUM_ACTIONS + 4 + 4  # obs, masks, values, starts (T + 1 rows)
+    return (n_steps + 1) * n_envs * per_row + n_steps * n_envs * (8 + 4 + 4)
+
+
+def memory_for_rollouts() -> int:
+    """Half the machine's memory (8 GiB where it cannot be read)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
 
 
 @dataclass
@@ -74,6 +89,12 @@ class PPOSettings:
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not np.isfinite(v):
                 raise ValueError(f"{name} must be a finite number, got {v!r}")
+        need, room = rollout_bytes(self.n_steps, self.n_envs), memory_for_rollouts()
+        if need > room:
+            raise ValueError(f"n_envs x n_steps = {self.n_envs} x {self.n_steps} needs a rollout "
+                             f"buffer of {need / 2**30:.1f} GiB; this machine allows "
+                             f"{room / 2**30:.1f} GiB (half its memory): lower n_envs or "
+                             "n_steps")
         if self.n_envs * self.n_steps % self.batch_size:
             raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs * n_steps "
                              f"({self.n_envs * self.n_steps})")

@@ -30,10 +30,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+
+def output_folder(out: str | Path) -> Path:
+    """``out`` created as a folder (before Ray starts); ValueError naming the problem for a
+    file there, a file above it or a folder that cannot be written."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file: give a folder for the checkpoints")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"--out {out}: cannot create the folder ({e.strerror})") from None
+    if not os.access(out, os.W_OK):
+        raise ValueError(f"--out {out} is not writable")
+    return out
 
 
 def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
@@ -55,9 +71,8 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
                          "code): pass --trust-pickle for a checkpoint you wrote yourself")
     if resume is not None and not Path(resume).is_dir():
         raise ValueError(f"--resume {resume}: no such checkpoint folder")
+    out = output_folder(out)
     ray = require_ray()
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     pool = opponents
     if batch_engine:
         parse_pool(opponents)  # checked before Ray starts
