@@ -203,7 +203,7 @@ def test_a_game_past_max_decisions_ends_truncated_without_a_result(tmp_path):
     assert sorted(tmp_path.glob("*.html"))
     full = run_tournament(["random", "gold"], 2, 4, seed=3, progress=False)
     assert full["truncated_share"] == 0
-    with pytest.raises(ValueError, match="max_decisions must be an int >= 1"):
+    with pytest.raises(ValueError, match="max_decisions must be an int in 1..100000"):
         run_tournament(["random", "gold"], 2, 2, progress=False, max_decisions=0)
 
 

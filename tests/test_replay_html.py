@@ -44,7 +44,7 @@ def test_the_page_holds_every_board_the_log_and_the_scores():
     for k, (p, action) in enumerate(game.history):
         replayed.play(action)
         assert meta["log"][k]["player"] == p and meta["log"][k]["action"] == action
-        assert meta["log"][k]["agent"] == ["gold", "random"][p]
+        assert meta["agents"][p] == ["gold", "random"][p] and "agent" not in meta["log"][k]
     assert frames[-1] == board_svg(game, None, game.history[-1])  # the last move outlined
     assert meta["result"]["scores"] == game.scores()
     for control in ('id="slider"', 'id="prev"', 'id="next"', "ArrowLeft", "ArrowRight"):
