@@ -213,6 +213,30 @@ def test_record_fields(key, value, step, field):
             assert len(game.history) <= 12
 
 
+@SETTINGS
+@given(key=st.sampled_from(["seed", "start_player", "hands", "deck", "num_players"]),
+       value=st.one_of(json_values, st.lists(st.lists(st.integers(-3, 30), max_size=30),
+                                             max_size=6),
+                       st.lists(st.sampled_from(["corn+llama", "coca+cloth", 3, 27]),
+                                max_size=30)),
+       version=st.sampled_from([1, 2, 3]))
+def test_dealt_record_options(key, value, version):
+    """Version-2 records (a deal instead of a seed, issue #34): any option is refused with a
+    ValueError naming it, or replays."""
+    import random as _random
+
+    from machu_env.positions import redealt
+
+    record = game_record(redealt(_game(2, 12), 0, _random.Random(0)))
+    target = {**record, "version": version, "options": {**record["options"], key: value}}
+    try:
+        game = replay(json.loads(json.dumps(target)) if _jsonable(target) else target)
+    except ValueError as e:
+        assert str(e)
+    else:
+        assert len(game.history) <= 12
+
+
 def _jsonable(value) -> bool:
     try:
         json.dumps(value, allow_nan=False)

@@ -150,3 +150,19 @@ def test_machu_replay_gif_writes_an_animation(tmp_path, capsys):
                           (["--gif", str(tmp_path / "z.gif"), "--view", "9"], "0..1")):
         code = main(["replay", str(path), *args])
         assert code not in (0, None) and message in " ".join(capsys.readouterr().err.split())
+
+
+def test_a_long_gif_is_capped_in_frames(tmp_path):
+    """Issue #34, item 12: at most MAX_GIF_FRAMES frames (Pillow holds them all): a longer game
+    is shown every k-th decision, and the command says so."""
+    from PIL import Image
+
+    from machu_env.replay_html import MAX_GIF_FRAMES, replay_gif
+
+    record = game_record(_finished(2, 4))
+    n = len(record["actions"])
+    frames, every = replay_gif(record, tmp_path / "a.gif", max_frames=10, width=200)
+    assert frames <= 10 and every == -(-n // 9)
+    with Image.open(tmp_path / "a.gif") as image:
+        assert image.n_frames == frames
+    assert n < MAX_GIF_FRAMES  # the default cap leaves a short game whole
