@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import Agent, RandomAgent
-from .heuristic import BuilderAgent, GoldAgent
+from machu_env.agents.base import Agent, RandomAgent
+from machu_env.agents.heuristic import BuilderAgent, GoldAgent
 
 AGENTS = {"random": RandomAgent, "builder": BuilderAgent, "gold": GoldAgent}
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
@@ -49,17 +49,17 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
             raise ValueError(f"{name!r}: {kind} needs a trained policy ({kind}:ppo-2p, "
                              f"{kind}:policy:<file>), not a heuristic")
         if kind == "rollout":
-            from .rollout import RolloutAgent
+            from machu_env.agents.rollout import RolloutAgent
 
             return RolloutAgent(inner.net, seed=seed, name=name, **kwargs)
-        from .puct import SearchAgent
+        from machu_env.agents.puct import SearchAgent
 
         return SearchAgent(inner.net, seed=seed, name=name, **kwargs)
     if name.startswith("rllib:"):
-        from .policy import PolicyAgent
+        from machu_env.agents.policy import PolicyAgent
 
         try:
-            from machu_env.rllib import policy_path
+            from machu_env.agents.rllib_policy import policy_path
         except ImportError as e:
             raise ValueError(f"{name!r}: {e}") from None
         agent = PolicyAgent(policy_path(name.split(":", 1)[1], trust_pickle=trust_pickle),
@@ -68,7 +68,7 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
         return agent
     shipped = shipped_policies()
     if name.startswith("policy:") or name in shipped:
-        from .policy import PolicyAgent
+        from machu_env.agents.policy import PolicyAgent
 
         path = shipped[name] if name in shipped else Path(name.split(":", 1)[1])
         agent = PolicyAgent(path, seed=seed, trust_pickle=trust_pickle, **kwargs)
@@ -76,7 +76,7 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
             agent.name = name
         return agent
     if name == "mcts":
-        from .search import MCTSAgent
+        from machu_env.agents.search import MCTSAgent
 
         return MCTSAgent(seed=seed, **kwargs)
     if name not in AGENTS:

@@ -6,7 +6,7 @@ import math
 import random
 from typing import Protocol, runtime_checkable
 
-from machu_env import Game
+from machu_env.core.game import Game
 
 MAX_SECONDS = 3600.0  # a search budget per decision beyond an hour is a mistake, not a plan
 

@@ -24,13 +24,14 @@ import random
 import numpy as np
 from numba import njit
 
-from machu_env import NUM_ACTIONS, Game
-from machu_env import layout as L
-from machu_env.data import CARD_GOLD, NUM_CARDS
+from machu_env.core.game import Game
 from machu_env.engine.flow import step
 from machu_env.engine.redeal import redeal
 from machu_env.engine.rng import seed_state
 from machu_env.engine.scoring import victory_points
+from machu_env.rules import layout as L
+from machu_env.rules.actions import NUM_ACTIONS
+from machu_env.rules.data import CARD_GOLD, NUM_CARDS
 
 # Weights of the value function (index: meaning).
 W_VP, W_GOLD, W_INCA, W_PRIEST, W_CARD, W_TRAIL, W_MOON, W_SUNCLOCK = range(8)

@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from machu_env import Game
-
-from . import policy_file as F
+from machu_env.agents import policy_file as F
+from machu_env.core.game import Game
 
 _CACHE: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (content hash, device) -> net
 _CACHE_SIZE = 8

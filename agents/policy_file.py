@@ -43,10 +43,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
-from machu_env import NUM_ACTIONS, OBS_SIZE
+from machu_env.engine.observation import OBS_SIZE
+from machu_env.rules.actions import NUM_ACTIONS
 
 FORMAT = "machu-env-policy"
 POPULATION_FORMAT = "machu-env-population"
@@ -373,6 +375,27 @@ def _torch_module():
             return torch.distributions.Categorical(logits=masked).probs
 
     return PolicyNet
+
+
+def net_config(layers: list[int], activation: str = "tanh") -> dict[str, Any]:
+    return {"obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "pi": list(layers),
+            "vf": list(layers), "activation": activation}
+
+
+def new_net(config: dict[str, Any], seed: int):
+    """A freshly initialised ``PolicyNet`` (sb3's orthogonal initialisation)."""
+    import torch
+
+    torch.manual_seed(int(seed))
+    net = _torch_module()(config)
+    for module, gain in ((net.mlp_extractor.policy_net, math.sqrt(2)),
+                         (net.mlp_extractor.value_net, math.sqrt(2)),
+                         (net.action_net, 0.01), (net.value_net, 1.0)):
+        for layer in module.modules():
+            if isinstance(layer, torch.nn.Linear):
+                torch.nn.init.orthogonal_(layer.weight, gain=gain)
+                layer.bias.data.fill_(0.0)
+    return net
 
 
 def build_net(tensors, config: dict[str, Any]):

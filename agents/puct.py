@@ -32,15 +32,15 @@ import time
 
 import numpy as np
 
-from machu_env import NUM_ACTIONS, Game
-from machu_env import layout as L
+from machu_env.agents.rollout import check_budget_seconds, head_values, play_out
+from machu_env.core.game import Game
 from machu_env.engine.flow import advance, step
 from machu_env.engine.observation import OBS_SIZE, encode
 from machu_env.engine.redeal import redeal
 from machu_env.engine.rng import seed_state
 from machu_env.engine.scoring import SC_WINNER, final_scores
-
-from .rollout import check_budget_seconds, head_values, play_out
+from machu_env.rules import layout as L
+from machu_env.rules.actions import NUM_ACTIONS
 
 
 class _Node:

@@ -28,12 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from machu_env import Game
-from machu_env.checks import check_decisions
-from machu_env.game import DEFAULT_MAX_DECISIONS
-from machu_env.records import game_record
-
-from . import make_agent
+from machu_env.agents import make_agent
+from machu_env.core.checks import check_decisions
+from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
+from machu_env.core.records import game_record
 
 
 def seatings(agents: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
@@ -215,7 +213,7 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
 
 
 def html_replay(record: dict[str, Any]) -> str:
-    from machu_env.replay_html import html_replay as page
+    from machu_env.views.replay_html import html_replay as page
 
     return page(record)
 

@@ -24,13 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from machu_env import Game
 from machu_env.agents import make_agent
 from machu_env.agents.tournament import _agent_kwargs
-from machu_env.game import DEFAULT_MAX_DECISIONS
+from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 
 try:
-    from .machine import describe
+    from machu_env.benchmarks.machine import describe
 except ImportError:  # run as a script: python benchmarks/decision_time.py
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from machine import describe

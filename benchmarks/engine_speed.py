@@ -27,7 +27,7 @@ t = time.perf_counter()
 import random
 import numpy as np
 import machu_env
-from machu_env import layout as L
+from machu_env.rules import layout as L
 from machu_env.engine.playout import random_playout
 from machu_env.engine.rng import seed_state
 from machu_env.engine.setup import init_state
@@ -57,7 +57,7 @@ def compile_times() -> tuple[float, float]:
 
 
 def game_play_rate(decisions: int, num_players: int = 3) -> float:
-    from machu_env import Game
+    from machu_env.core.game import Game
 
     rnd = random.Random(0)
     done, seed = 0, 0
@@ -72,11 +72,11 @@ def game_play_rate(decisions: int, num_players: int = 3) -> float:
 
 
 def raw_loop_rate(decisions: int, num_players: int = 3) -> float:
-    from machu_env import NUM_ACTIONS
-    from machu_env import layout as L
     from machu_env.engine.flow import advance, step
     from machu_env.engine.rng import seed_state
     from machu_env.engine.setup import init_state
+    from machu_env.rules import layout as L
+    from machu_env.rules.actions import NUM_ACTIONS
 
     s = np.zeros(L.STATE_SIZE, np.int32)
     buf = np.zeros(NUM_ACTIONS, np.int32)
@@ -96,11 +96,11 @@ def raw_loop_rate(decisions: int, num_players: int = 3) -> float:
 
 
 def compiled_rate(decisions: int, num_players: int = 3) -> float:
-    from machu_env import NUM_ACTIONS
-    from machu_env import layout as L
     from machu_env.engine.playout import random_playout
     from machu_env.engine.rng import seed_state
     from machu_env.engine.setup import init_state
+    from machu_env.rules import layout as L
+    from machu_env.rules.actions import NUM_ACTIONS
 
     s = np.zeros(L.STATE_SIZE, np.int32)
     buf = np.zeros(NUM_ACTIONS, np.int32)

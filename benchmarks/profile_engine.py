@@ -11,14 +11,14 @@ import time
 import numpy as np
 from numba import njit
 
-from machu_env import NUM_ACTIONS
-from machu_env import layout as L
 from machu_env.engine.decisions import apply_decision
 from machu_env.engine.flow import advance, step
 from machu_env.engine.legal import legal_actions
 from machu_env.engine.observation import OBS_SIZE, encode
 from machu_env.engine.rng import below, seed_state
 from machu_env.engine.setup import init_state
+from machu_env.rules import layout as L
+from machu_env.rules.actions import NUM_ACTIONS
 
 
 @njit(cache=True)

@@ -1,4 +1,4 @@
-"""Picture speed on this machine: one SVG board (``machu_env.svg.board_svg``), one
+"""Picture speed on this machine: one SVG board (``machu_env.views.svg.board_svg``), one
 ``rgb_array`` frame (SVG rasterised by resvg-py, decoded by Pillow) and one HTML replay page,
 for 2–5 players, at positions of random games (the median over the positions).
 
@@ -14,11 +14,11 @@ import random
 import statistics
 import time
 
-from machu_env import Game
-from machu_env.raster import svg_to_rgb
-from machu_env.records import game_record
-from machu_env.replay_html import html_replay
-from machu_env.svg import board_svg
+from machu_env.core.game import Game
+from machu_env.core.records import game_record
+from machu_env.views.raster import svg_to_rgb
+from machu_env.views.replay_html import html_replay
+from machu_env.views.svg import board_svg
 
 
 def _positions(n: int, count: int, seed: int = 0) -> list[Game]:

@@ -29,7 +29,7 @@ import numba
 import numpy as np
 
 try:
-    from .engine_speed import compile_times, game_play_rate
+    from machu_env.benchmarks.engine_speed import compile_times, game_play_rate
 except ImportError:  # run as a script: python benchmarks/run.py
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from engine_speed import compile_times, game_play_rate
@@ -48,7 +48,7 @@ def _timed(fn, min_seconds: float) -> float:
 
 
 def compiled_playout(num_envs: int, secs: float) -> float:
-    from machu_env.batch import BatchEngine
+    from machu_env.envs.batch_engine import BatchEngine
 
     be = BatchEngine(num_envs, PLAYERS, seed=0)
     be.random_playout(num_envs * 20)  # warm-up
@@ -57,7 +57,7 @@ def compiled_playout(num_envs: int, secs: float) -> float:
 
 
 def python_batch_loop(num_envs: int, secs: float) -> float:
-    from machu_env.batch import BatchEngine
+    from machu_env.envs.batch_engine import BatchEngine
 
     be = BatchEngine(num_envs, PLAYERS, seed=0)
     rng = np.random.default_rng(0)
@@ -98,7 +98,7 @@ def aec_loop(make_env, secs: float) -> float:
 
 
 def gym_loop(secs: float) -> float:
-    from machu_env import MachuPicchuGymEnv
+    from machu_env.envs.gym_env import MachuPicchuGymEnv
 
     env = MachuPicchuGymEnv(num_players=PLAYERS)
     rng = np.random.default_rng(0)
@@ -153,14 +153,14 @@ def vector_loop(secs: float, num_envs: int = 4096) -> float:
 
 def rllib_runner_loop(secs: float, num_envs: int = 4096) -> float:
     """Env steps per second of RLlib's own ``SingleAgentEnvRunner`` on the batch engine
-    (``machu_env.rllib.vector_ppo_config``), random legal actions: RLlib's per-step cost on top
+    (``machu_env.envs.rllib.vector_ppo_config``), random legal actions: RLlib's per-step cost on top
     of the VectorEnv (its episodes are Python objects, one step at a time)."""
     import os
 
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
-    from machu_env.rllib import vector_ppo_config
+    from machu_env.envs.rllib import vector_ppo_config
 
     runner = SingleAgentEnvRunner(config=vector_ppo_config(
         num_players=PLAYERS, opponents="random:1", envs_per_runner=num_envs))
@@ -177,7 +177,7 @@ def openspiel_loop(name: str, secs: float, params: dict | None = None) -> float:
     import pyspiel
 
     if name == "python_machu_picchu":
-        import machu_env.openspiel  # noqa: F401 (registers the game)
+        import machu_env.envs.openspiel  # noqa: F401 (registers the game)
     game = pyspiel.load_game(name, params or {})
     rnd = random.Random(0)  # as game_play_rate draws for Game.play
 
@@ -201,7 +201,7 @@ def openspiel_clones(secs: float) -> float:
     """Clones per second of a ``python_machu_picchu`` state 200 moves in (the deal included)."""
     import pyspiel
 
-    import machu_env.openspiel  # noqa: F401 (registers the game)
+    import machu_env.envs.openspiel  # noqa: F401 (registers the game)
 
     state = pyspiel.load_game("python_machu_picchu", {"players": PLAYERS}).new_initial_state()
     rng = np.random.default_rng(0)
@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> None:
     cold, warm = compile_times()
     res["compile_cold_s"], res["compile_warm_s"] = cold, warm
     print(f"compile + first game: cold cache {cold:.1f} s, warm cache {warm:.2f} s")
-    from machu_env.batch import BatchEngine
+    from machu_env.envs.batch_engine import BatchEngine
 
     be = BatchEngine(4, PLAYERS)
     res["state_bytes_per_game"] = be.state_bytes_per_game
@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         from stable_baselines3.common.vec_env import DummyVecEnv
 
-        from machu_env.sb3 import MachuPicchuVecEnv
+        from machu_env.envs.sb3 import MachuPicchuVecEnv
 
         vec = MachuPicchuVecEnv(4096, PLAYERS, seed=0)
         add("(e) SB3 VecEnv (batch engine), N=4096", vecenv_loop(

@@ -15,7 +15,7 @@ frozen copy of the initial policy as ``self``):
   runs; bf16 only where the CPU has bfloat16 arithmetic), its steps per second over training
   time (the evaluations are not counted), with its own split into update, policy and simulator;
 * ``machu_train_compiled_pool`` / ``rllib_ppo_batch_engine`` — ``machu train`` and RLlib's PPO
-  (``machu_env.rllib.vector_ppo_config``: the batch engine's VectorEnv in one local env
+  (``machu_env.envs.rllib.vector_ppo_config``: the batch engine's VectorEnv in one local env
   runner, the learner in the same process) against the same compiled opponents
   (``COMPILED_POOL``, no frozen policy), with the same network and PPO settings (where RLlib
   is installed).
@@ -35,12 +35,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from machu_env.train.pool_env import PoolVecEnv
+from machu_env.envs.pool_env import PoolVecEnv
 from machu_env.train.ppo import bf16_supported
 from machu_env.train.selfplay import TrainConfig, train
 
 try:
-    from .machine import describe
+    from machu_env.benchmarks.machine import describe
 except ImportError:  # run as a script: python benchmarks/train_speed.py
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from machine import describe
@@ -105,7 +105,7 @@ COMPILED_POOL = "random:0.1,builder:0.3,gold:0.6"  # opponents both RLlib and ma
 
 
 def rllib_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
-    """RLlib's PPO on the batch engine (``machu_env.rllib.vector_ppo_config``: one local env
+    """RLlib's PPO on the batch engine (``machu_env.envs.rllib.vector_ppo_config``: one local env
     runner stepping ``n_envs`` games per call, the learner in the same process, as ``machu
     train``), the same network and PPO settings; env steps per second of ``train()``."""
     import os
@@ -113,7 +113,7 @@ def rllib_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a private instance for this run
     import ray
 
-    from machu_env.rllib import vector_ppo_config
+    from machu_env.envs.rllib import vector_ppo_config
 
     c = TrainConfig(players=players, **settings)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

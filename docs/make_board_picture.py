@@ -8,8 +8,8 @@ from pathlib import Path
 
 from machu_env import Game
 from machu_env.agents import make_agent
-from machu_env.raster import svg_to_png
-from machu_env.svg import board_svg
+from machu_env.views.raster import svg_to_png
+from machu_env.views.svg import board_svg
 
 HERE = Path(__file__).parent
 

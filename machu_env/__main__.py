@@ -6,8 +6,8 @@ import argparse
 import random
 import time
 
-from . import Game
-from .render import render_text
+from machu_env.core.game import Game
+from machu_env.views.render import render_text
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from machu_env.golden import GOLDEN_GAMES, golden_name, playthrough_text
+from machu_env.core.golden import GOLDEN_GAMES, golden_name, playthrough_text
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden"
 

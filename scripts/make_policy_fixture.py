@@ -17,7 +17,7 @@ from sb3_contrib import MaskablePPO
 
 from machu_env import Game
 from machu_env.agents import make_agent
-from machu_env.records import game_record
+from machu_env.core.records import game_record
 
 MATCHES = {  # agent -> list of (opponents, games)
     "ppo-2p": [(["gold"], 10), (["builder"], 5), (["random"], 5)],

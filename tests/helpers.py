@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from machu_env import Game
-from machu_env import layout as L
-from machu_env.data import DISTRICTS, GOODS, PRIEST_KINDS
-from machu_env.game import _refresh
+from machu_env.core.game import _refresh
+from machu_env.rules import layout as L
+from machu_env.rules.data import DISTRICTS, GOODS, PRIEST_KINDS
 
 
 def goods(game: Game, p: int) -> dict[str, int]:
@@ -69,7 +69,7 @@ def play(game: Game, *actions: str) -> None:
 
 def check_invariants(game: Game) -> None:
     """Conservation and range invariants that hold after every decision (R1, R1.1, R10)."""
-    from machu_env.data import BANK_START, INCAS_PER_PLAYER, PRIEST_ROW_SIZE
+    from machu_env.rules.data import BANK_START, INCAS_PER_PLAYER, PRIEST_ROW_SIZE
 
     s = game.state
     n = game.num_players

@@ -15,9 +15,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from machu_env import Game  # noqa: E402
-from machu_env.actions import notation  # noqa: E402
 from machu_env.agents import make_agent, policy_file, shipped_policies  # noqa: E402
 from machu_env.agents.policy import PolicyAgent  # noqa: E402
+from machu_env.rules.actions import notation  # noqa: E402
 
 MOVES = Path(__file__).parent / "data" / "policy_moves.json"
 

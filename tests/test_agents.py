@@ -13,7 +13,7 @@ from machu_env.agents import make_agent
 from machu_env.agents.search import MCTSAgent
 from machu_env.agents.tournament import run_tournament, seatings, wilson
 from machu_env.cli import app, main
-from machu_env.records import game_record, load_record, replay, save_record
+from machu_env.core.records import game_record, load_record, replay, save_record
 
 
 def _play(agents, seed):
@@ -111,10 +111,10 @@ def test_play_out_plays_the_policy_to_the_end_or_asks_the_value_head():
     head's estimate where it is still running after ``max_depth`` decisions."""
     pytest.importorskip("torch")
     from machu_env import NUM_ACTIONS
-    from machu_env import layout as L
     from machu_env.agents.rollout import forward, head_values, play_out
     from machu_env.engine.flow import advance
     from machu_env.engine.observation import OBS_SIZE
+    from machu_env.rules import layout as L
 
     policy = make_agent("ppo-2p")
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from machu_env import Game
-from machu_env import layout as L
-from machu_env.batch import BatchEngine
+from machu_env.core.reward_modes import terminal_rewards
 from machu_env.engine.batch import seed_streams
-from machu_env.rewards import terminal_rewards
+from machu_env.envs.batch_engine import BatchEngine
+from machu_env.rules import layout as L
 
 
 def _mirror_games(seed, n, num_players):
@@ -101,7 +101,7 @@ sb3 = pytest.importorskip("stable_baselines3")
 
 
 def test_vecenv_learner_seat_masks_and_terminal_observations():
-    from machu_env.sb3 import MachuPicchuVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     env = MachuPicchuVecEnv(16, num_players=3, seed=1, learner_seat=None)
     obs = env.reset()
@@ -124,7 +124,7 @@ def test_vecenv_learner_seat_masks_and_terminal_observations():
 
 
 def test_vecenv_batched_opponent_policy_and_bad_actions():
-    from machu_env.sb3 import MachuPicchuVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     seen = []
 
@@ -148,7 +148,7 @@ def test_vecenv_batched_opponent_policy_and_bad_actions():
 
 def test_vecenv_trains_with_maskable_ppo():
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from machu_env.sb3 import MachuPicchuVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     env = MachuPicchuVecEnv(32, num_players=2, seed=0)
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=256, verbose=0,

@@ -20,7 +20,7 @@ def test_benchmark_functions_measure_something():
     assert run.aec_loop(lambda: machu_env.env(num_players=3), 0.01) > 0
     assert run.gym_loop(0.01) > 0
     pytest.importorskip("stable_baselines3")
-    from machu_env.sb3 import MachuPicchuVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     assert run.vecenv_loop(MachuPicchuVecEnv(8, 3), 0.01, lambda v: v.action_masks()) > 0
 

@@ -102,8 +102,8 @@ def test_an_html_replay_steps_with_the_arrow_keys(tmp_path, browser):
     from selenium.webdriver.common.keys import Keys
 
     from machu_env import Game
-    from machu_env.records import game_record
-    from machu_env.replay_html import html_replay
+    from machu_env.core.records import game_record
+    from machu_env.views.replay_html import html_replay
 
     game, rnd = Game(2, seed=4), random.Random(4)
     while not game.is_over:
@@ -130,7 +130,7 @@ def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, t
     from selenium.webdriver.common.by import By
 
     from machu_env import Game
-    from machu_env.records import game_record
+    from machu_env.core.records import game_record
 
     game, rnd = Game(2, seed=5), random.Random(5)
     while not game.is_over:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from helpers import goods, play, player, set_board, set_player, started
 
-from machu_env.data import ADJACENT, DISTRICTS
+from machu_env.rules.data import ADJACENT, DISTRICTS
 
 
 def at(district: str, n: int = 3, **player_kw):
@@ -129,7 +129,7 @@ def test_r4_4_2_sacrifice_values_of_the_rows():
 
     game = started(3)
     s = game._s.copy()
-    from machu_env import layout as L
+    from machu_env.rules import layout as L
 
     values = []
     for kind, size in enumerate((4, 5, 6)):

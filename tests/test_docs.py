@@ -71,9 +71,9 @@ def _needs_docs(obj) -> list[tuple[str, object]]:
 
 @pytest.mark.parametrize("name", REFERENCE)
 def test_every_object_of_the_api_reference_has_docstrings(name):
-    if name.startswith("machu_env.rllib"):
+    if name.startswith("machu_env.envs.rllib"):
         pytest.importorskip("ray.rllib")
-    if name.startswith("machu_env.openspiel"):
+    if name.startswith("machu_env.envs.openspiel"):
         pytest.importorskip("pyspiel")
     missing = [f"{name}.{member}".rstrip(".") for member, obj in _needs_docs(_resolve(name))
                if not (inspect.getdoc(obj) or "").strip()]

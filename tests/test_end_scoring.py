@@ -6,8 +6,8 @@ import numpy as np
 from helpers import play, set_board, set_player, started
 
 from machu_env import Game
-from machu_env import layout as L
 from machu_env.engine.scoring import conquest_multiplier
+from machu_env.rules import layout as L
 
 
 def test_r8_1_last_priest_ends_the_game_after_that_turn():

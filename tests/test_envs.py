@@ -13,7 +13,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import machu_env
 from machu_env import IllegalActionError, MachuPicchuGymEnv
-from machu_env.rewards import terminal_rewards
+from machu_env.core.reward_modes import terminal_rewards
 
 PLAYERS = [2, 3, 4, 5]
 
@@ -227,7 +227,7 @@ def test_aec_truncates_a_game_where_nobody_stays():
 @pytest.mark.parametrize("opponent", [None, lambda obs, masks: masks.argmax(axis=1)])
 def test_vecenv_truncates_games_where_nobody_stays(opponent):
     pytest.importorskip("stable_baselines3")
-    from machu_env.sb3 import MachuPicchuVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     env = MachuPicchuVecEnv(3, 2, seed=0, opponent=opponent, max_decisions=60)
     assert MachuPicchuVecEnv(1).max_decisions == 5000  # as every other layer
@@ -240,6 +240,6 @@ def test_vecenv_truncates_games_where_nobody_stays(opponent):
                 truncated += 1
                 assert rewards[i] == 0.0 and infos[i]["terminal_observation"].shape == obs[i].shape
     assert truncated >= 3
-    assert (env.states[:, machu_env.layout.DECISIONS] < 60).all()  # every game restarted
+    assert (env.states[:, machu_env.rules.layout.DECISIONS] < 60).all()  # every game restarted
     with pytest.raises(ValueError, match="max_decisions"):
         MachuPicchuVecEnv(2, max_decisions=0)

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from machu_env import Game
-from machu_env import layout as L
 from machu_env.agents import make_agent
 from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose
-from machu_env.data import NUM_CARDS
+from machu_env.core.game import _refresh
 from machu_env.engine.redeal import redeal, unseen_cards
 from machu_env.engine.rng import seed_state
-from machu_env.game import _refresh
+from machu_env.rules import layout as L
+from machu_env.rules.data import NUM_CARDS
 
 
 def hidden_permuted(game: Game, rng: random.Random) -> Game:

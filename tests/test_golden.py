@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from machu_env.golden import GOLDEN_GAMES, golden_name, playthrough_text
+from machu_env.core.golden import GOLDEN_GAMES, golden_name, playthrough_text
 
 GOLDEN = Path(__file__).parent / "golden"
 

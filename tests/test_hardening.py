@@ -11,10 +11,10 @@ import pytest
 
 import machu_env
 from machu_env import Game, IllegalActionError, MachuPicchuGymEnv
-from machu_env.batch import BatchEngine
 from machu_env.cli import main
-from machu_env.errors import OpponentError, ResetNeeded
-from machu_env.records import game_record, replay
+from machu_env.core.errors import OpponentError, ResetNeeded
+from machu_env.core.records import game_record, replay
+from machu_env.envs.batch_engine import BatchEngine
 
 MAX_SEED = 2**64 - 1
 
@@ -53,7 +53,7 @@ def test_batch_engine_accepts_only_integer_arrays_of_action_ids():
 
 def test_vecenv_accepts_only_integer_arrays_of_legal_ids():
     pytest.importorskip("stable_baselines3")
-    from machu_env.sb3 import MachuPicchuVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     env = MachuPicchuVecEnv(4, 2, seed=1)
     env.reset()
@@ -77,7 +77,7 @@ def test_vecenv_accepts_only_integer_arrays_of_legal_ids():
 ])
 def test_vecenv_opponent_output_is_checked_and_a_refused_step_changes_nothing(answer, message):
     pytest.importorskip("stable_baselines3")
-    from machu_env.sb3 import MachuPicchuVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     sound = {"on": True}
 
@@ -100,7 +100,7 @@ def test_vecenv_opponent_output_is_checked_and_a_refused_step_changes_nothing(an
 
 def test_pool_vecenv_snapshot_failure_changes_no_game():
     pytest.importorskip("stable_baselines3")
-    from machu_env.train.pool_env import PoolVecEnv
+    from machu_env.envs.pool_env import PoolVecEnv
 
     env = PoolVecEnv(16, 2, seed=3, pool="gold:1,self:3")
     env.set_snapshots([_first_legal])
@@ -124,8 +124,8 @@ def test_pool_vecenv_snapshot_failure_changes_no_game():
 # --- item 5: order of calls -----------------------------------------------------------------------
 def test_vecenv_step_before_reset_and_wait_before_async_are_clear_errors():
     pytest.importorskip("stable_baselines3")
-    from machu_env.sb3 import MachuPicchuVecEnv
-    from machu_env.train.pool_env import PoolVecEnv
+    from machu_env.envs.pool_env import PoolVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     for env in (MachuPicchuVecEnv(2, 2), PoolVecEnv(2, 2)):
         with pytest.raises(ResetNeeded, match="call reset"):
@@ -259,8 +259,8 @@ def test_seeds_beyond_64_bits_are_refused_everywhere():
 
 def test_constructor_arguments_are_checked():
     pytest.importorskip("stable_baselines3")
-    from machu_env.sb3 import MachuPicchuVecEnv
-    from machu_env.train.pool_env import PoolVecEnv, check_pool, parse_pool
+    from machu_env.envs.pool_env import PoolVecEnv, check_pool, parse_pool
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     with pytest.raises(ValueError, match="learning_game must be True or False"):
         MachuPicchuVecEnv(2, learning_game="no")
@@ -503,7 +503,7 @@ def test_a_one_sided_tournament_writes_its_chart(tmp_path, capsys):
 
 
 def test_an_agent_name_cannot_break_the_html_replay(tmp_path):
-    from machu_env.replay_html import html_replay
+    from machu_env.views.replay_html import html_replay
 
     record = _record()
     record["agents"] = ["<!--<script>", "</script><script>alert(1)</script>"]

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from machu_env import Game, MachuPicchuGymEnv
-from machu_env.batch import BatchEngine
-from machu_env.errors import IllegalActionError, ResetNeeded
-from machu_env.records import game_record, replay
+from machu_env.core.errors import IllegalActionError, ResetNeeded
+from machu_env.core.records import game_record, replay
+from machu_env.envs.batch_engine import BatchEngine
 
 # MACHU_HOSTILE_EXAMPLES=1000 for a longer hunt (the default run: 60 examples per test)
 SETTINGS = settings(max_examples=int(os.environ.get("MACHU_HOSTILE_EXAMPLES", "60")),
@@ -109,7 +109,7 @@ def _all_legal(actions, masks: np.ndarray) -> bool:
 @given(bad=arrays)
 def test_vecenv_step(bad):
     pytest.importorskip("stable_baselines3")
-    from machu_env.sb3 import MachuPicchuVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     env = MachuPicchuVecEnv(4, 2, seed=1)
     env.reset()
@@ -129,7 +129,7 @@ def test_vecenv_step(bad):
                                json_values, max_size=3))
 def test_vecenv_options(options):
     pytest.importorskip("stable_baselines3")
-    from machu_env.sb3 import MachuPicchuVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     options.setdefault("num_envs", 2)
     try:
@@ -148,7 +148,7 @@ def test_gymnasium_vector_env(bad, options):
     with a message (TypeError: an unknown keyword, named by Python)."""
     import gymnasium as gym
 
-    from machu_env.vector import MachuPicchuVectorEnv
+    from machu_env.envs.vector import MachuPicchuVectorEnv
 
     try:
         gym.make_vec("MachuPicchu-v0", **{"num_envs": 2, **options})
@@ -225,7 +225,7 @@ def test_dealt_record_options(key, value, version):
     ValueError naming it, or replays."""
     import random as _random
 
-    from machu_env.positions import redealt
+    from machu_env.core.positions import redealt
 
     record = game_record(redealt(_game(2, 12), 0, _random.Random(0)))
     target = {**record, "version": version, "options": {**record["options"], key: value}}
@@ -359,7 +359,7 @@ def test_web_api_paths_and_hosts(web, game_id, host):
 @given(action=st.integers(-2**31 + 2, 2**31 - 1), text=st.text(max_size=40))
 def test_openspiel_actions_and_serialized_states(action, text):
     pyspiel = pytest.importorskip("pyspiel")
-    import machu_env.openspiel  # noqa: F401
+    import machu_env.envs.openspiel  # noqa: F401
 
     game = pyspiel.load_game("python_machu_picchu", {"players": 2})
     state = game.new_initial_state()
@@ -385,7 +385,7 @@ def test_openspiel_actions_and_serialized_states(action, text):
        action=actions)
 def test_rllib_env(config, action):
     pytest.importorskip("ray.rllib")
-    from machu_env.rllib import MachuPicchuMultiAgentEnv
+    from machu_env.envs.rllib import MachuPicchuMultiAgentEnv
 
     try:
         env = MachuPicchuMultiAgentEnv(config)
@@ -578,8 +578,8 @@ def test_a_shared_numba_cache_folder_of_another_owner_is_not_used(tmp_path, monk
 def test_vector_env_decision_limits_and_snapshots(capsys):
     """Items 18 and 20: decision limits are bounded in every layer; set_opponent_policies(None)
     is a ValueError naming what is allowed."""
-    from machu_env.checks import MAX_DECISIONS
-    from machu_env.vector import MachuPicchuVectorEnv
+    from machu_env.core.checks import MAX_DECISIONS
+    from machu_env.envs.vector import MachuPicchuVectorEnv
 
     for key in ("max_decisions", "max_learner_steps"):
         for bad in (2**63, MAX_DECISIONS + 1, 0):
@@ -591,7 +591,7 @@ def test_vector_env_decision_limits_and_snapshots(capsys):
     pytest.importorskip("pyspiel")
     import pyspiel
 
-    import machu_env.openspiel  # noqa: F401  (registers the game)
+    import machu_env.envs.openspiel  # noqa: F401  (registers the game)
 
     with pytest.raises((ValueError, pyspiel.SpielError), match="max_decisions"):
         pyspiel.load_game("python_machu_picchu", {"max_decisions": 10**9})

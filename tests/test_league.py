@@ -12,10 +12,10 @@ torch = pytest.importorskip("torch")
 from typer.testing import CliRunner  # noqa: E402
 
 from machu_env.cli import app  # noqa: E402
+from machu_env.envs.pool_env import PoolVecEnv  # noqa: E402
 from machu_env.train.bank import PolicyBank  # noqa: E402
 from machu_env.train.evaluate import game_results  # noqa: E402
 from machu_env.train.exploit import AgentBank, exploit, opponent_for  # noqa: E402
-from machu_env.train.pool_env import PoolVecEnv  # noqa: E402
 from machu_env.train.ppo import PPO, PPOSettings, masked_logits, net_config, new_net  # noqa: E402
 from machu_env.train.selfplay import TrainConfig, train  # noqa: E402
 

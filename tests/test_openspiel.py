@@ -1,4 +1,4 @@
-"""The OpenSpiel game ``python_machu_picchu`` (machu_env.openspiel): OpenSpiel's own random
+"""The OpenSpiel game ``python_machu_picchu`` (machu_env.envs.openspiel): OpenSpiel's own random
 simulation test, the observer's consistency under re-dealt hidden cards, OpenSpiel's Python
 IS-MCTS and random bots through ``evaluate_bots``, and a game played through OpenSpiel equal to
 the same game played through ``Game``. Runs where the ``openspiel`` extra is installed."""
@@ -10,9 +10,9 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-import machu_env.openspiel  # noqa: E402,F401 (registers the game)
+import machu_env.envs.openspiel  # noqa: E402,F401 (registers the game)
 from machu_env import Game  # noqa: E402
-from machu_env.openspiel import NUM_CARDS  # noqa: E402
+from machu_env.envs.openspiel import NUM_CARDS  # noqa: E402
 
 
 def _play(state, rng, decisions=None):
@@ -45,7 +45,7 @@ def test_a_game_through_openspiel_equals_the_same_game_through_game():
     for a in actions:
         direct.play(a)
     assert direct.is_over and np.array_equal(direct.state, state.game.state)
-    from machu_env.rewards import terminal_rewards
+    from machu_env.core.reward_modes import terminal_rewards
 
     assert state.returns() == terminal_rewards(direct.scores(), "rank")
     # serialize / deserialize through OpenSpiel restores the very same position
@@ -154,8 +154,8 @@ def _to_first_own_return(game, p, rng):
 
 
 def test_resampling_keeps_the_cards_the_player_returned_and_is_a_real_game():
-    from machu_env import layout as L
-    from machu_env.data import CARDS
+    from machu_env.rules import layout as L
+    from machu_env.rules.data import CARDS
 
     game = pyspiel.load_game("python_machu_picchu", {"players": 3})
     rng = np.random.default_rng(3)
@@ -234,9 +234,9 @@ def test_clones_are_independent_at_every_stage():
 def test_the_information_state_tensor_holds_the_whole_history():
     """issue #28, item 4: every decision (seat + 1, visible action + 1), another player's
     summit return as HIDDEN_ACTION + 1; as many rows as ``max_decisions``."""
-    from machu_env.actions import ACTION_IDS
     from machu_env.engine.observation import OBS_SIZE
-    from machu_env.openspiel import HIDDEN_ACTION
+    from machu_env.envs.openspiel import HIDDEN_ACTION
+    from machu_env.rules.actions import ACTION_IDS
 
     game = pyspiel.load_game("python_machu_picchu", {"players": 3, "max_decisions": 2000})
     assert game.information_state_tensor_shape() == [OBS_SIZE + 2 * 2000]

@@ -259,7 +259,7 @@ def test_the_magnet_and_the_entropy_schedule_are_checked_and_logged():
     model = PPO(new_net(net_config([8]), 0), s)
     model.progress = 0.75
     assert model.ent_coef_now() == pytest.approx(0.025)
-    from machu_env.train.pool_env import PoolVecEnv
+    from machu_env.envs.pool_env import PoolVecEnv
 
     env = PoolVecEnv(8, 2, seed=0, pool="random:1")
     env.reset()

@@ -1,4 +1,4 @@
-"""Re-dealt positions (machu_env.positions): a saved position or a branch is played on with the
+"""Re-dealt positions (machu_env.core.positions): a saved position or a branch is played on with the
 cards its player has never held dealt anew (R10), and replays from its own deal."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import random
 import pytest
 
 from machu_env import Game
-from machu_env import layout as L
-from machu_env.data import NUM_CARDS
-from machu_env.positions import redealt, seen_cards
-from machu_env.records import game_record, replay
+from machu_env.core.positions import redealt, seen_cards
+from machu_env.core.records import game_record, replay
+from machu_env.rules import layout as L
+from machu_env.rules.data import NUM_CARDS
 
 
 def _played(n: int, seed: int, decisions: int) -> Game:

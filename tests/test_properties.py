@@ -99,8 +99,8 @@ def test_random_endgames_reach_both_endings_with_every_invariant(n, seed, pick_s
                    pottery=rnd.randint(0, 4), cloth=rnd.randint(0, 4), scout=rnd.randint(0, 19))
     set_board(game, priests_taken={k: sizes[k] - left[k] for k in sizes})
     # conservation after the edits: take the players' extra goods from the bank
-    from machu_env import layout as L
-    from machu_env.data import BANK_START
+    from machu_env.rules import layout as L
+    from machu_env.rules.data import BANK_START
 
     s = game._s
     for g in range(1, 5):

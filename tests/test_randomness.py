@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from machu_env import layout as L
-from machu_env.batch import BatchEngine
-from machu_env.data import NUM_CARDS
 from machu_env.engine import batch as K
 from machu_env.engine.batch import seed_streams
+from machu_env.envs.batch_engine import BatchEngine
+from machu_env.rules import layout as L
+from machu_env.rules.data import NUM_CARDS
 
 
 def _bottom_card(states: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""HTML replays (machu_env.replay_html, ``machu replay --html``, ``machu tournament --html``):
+"""HTML replays (machu_env.views.replay_html, ``machu replay --html``, ``machu tournament --html``):
 one self-contained page per game; the real-browser check is in test_browser.py."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 
 from machu_env import Game
 from machu_env.cli import main
-from machu_env.records import game_record
-from machu_env.replay_html import html_replay, replay_frames
-from machu_env.svg import board_svg
+from machu_env.core.records import game_record
+from machu_env.views.replay_html import html_replay, replay_frames
+from machu_env.views.svg import board_svg
 
 
 def _finished(n: int = 2, seed: int = 3) -> Game:
@@ -73,7 +73,7 @@ def test_a_seats_replay_hides_the_other_players_cards_and_returns():
 
 def board_svg_at(game: Game, k: int, player) -> str:
     """The board after ``k`` decisions as ``player`` sees it, the last one outlined."""
-    from machu_env.actions import visible_notation
+    from machu_env.rules.actions import visible_notation
 
     g = Game(game.num_players, seed=game.seed)
     for _, a in game.history[:k]:
@@ -157,7 +157,7 @@ def test_a_long_gif_is_capped_in_frames(tmp_path):
     is shown every k-th decision, and the command says so."""
     from PIL import Image
 
-    from machu_env.replay_html import MAX_GIF_FRAMES, replay_gif
+    from machu_env.views.replay_html import MAX_GIF_FRAMES, replay_gif
 
     record = game_record(_finished(2, 4))
     n = len(record["actions"])

@@ -1,4 +1,4 @@
-"""RLlib adapter (machu_env.rllib): the MultiAgentEnv plays the engine's game, RLlib's own env
+"""RLlib adapter (machu_env.envs.rllib): the MultiAgentEnv plays the engine's game, RLlib's own env
 checker passes with the mask, PPO with the masking RLModule trains, and its checkpoint plays as
 ``rllib:<folder>``. Runs where the ``rllib`` extra is installed."""
 
@@ -11,9 +11,9 @@ pytest.importorskip("ray.rllib")
 pytest.importorskip("torch")
 
 from machu_env import Game  # noqa: E402
-from machu_env.errors import IllegalActionError  # noqa: E402
-from machu_env.rewards import terminal_rewards  # noqa: E402
-from machu_env.rllib import MachuPicchuMultiAgentEnv  # noqa: E402
+from machu_env.core.errors import IllegalActionError  # noqa: E402
+from machu_env.core.reward_modes import terminal_rewards  # noqa: E402
+from machu_env.envs.rllib import MachuPicchuMultiAgentEnv  # noqa: E402
 
 
 def test_the_env_plays_the_engines_game_one_decider_at_a_time():
@@ -73,7 +73,7 @@ def test_rllib_ppo_trains_two_iterations_and_its_checkpoint_plays_a_legal_game(t
     import torch
 
     from machu_env.agents import make_agent
-    from machu_env.rllib import MODULE_ID
+    from machu_env.envs.rllib import MODULE_ID
     from machu_env.train.rllib_ppo import train
 
     ray_env.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -115,7 +115,7 @@ def test_an_rllib_agent_name_without_a_checkpoint_names_what_is_expected(tmp_pat
 
 
 def test_truncated_episodes_stay_ended_and_options_are_checked():
-    from machu_env.errors import ResetNeeded
+    from machu_env.core.errors import ResetNeeded
 
     env = MachuPicchuMultiAgentEnv({"num_players": 2, "max_decisions": 30, "seed": 1})
     obs, _ = env.reset()

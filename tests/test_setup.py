@@ -6,8 +6,8 @@ import pytest
 from helpers import player
 
 from machu_env import Game
-from machu_env import layout as L
-from machu_env.data import BANK_START, CARDS
+from machu_env.rules import layout as L
+from machu_env.rules.data import BANK_START, CARDS
 
 GOODS4 = ("llama", "coca", "pottery", "cloth")
 

@@ -1,4 +1,4 @@
-"""The SVG board (machu_env.svg) and its rasterised frames (the envs' rgb_array mode)."""
+"""The SVG board (machu_env.views.svg) and its rasterised frames (the envs' rgb_array mode)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 import machu_env
 from machu_env import Game
-from machu_env.data import CARDS, DISTRICTS, GOODS, PRODUCTION_DISTRICTS
-from machu_env.svg import GOODS_LETTER, LABELS, board_size, board_svg
+from machu_env.rules.data import CARDS, DISTRICTS, GOODS, PRODUCTION_DISTRICTS
+from machu_env.views.svg import GOODS_LETTER, LABELS, board_size, board_svg
 
 NS = "{http://www.w3.org/2000/svg}"
 

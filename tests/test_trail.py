@@ -5,7 +5,7 @@ from __future__ import annotations
 from helpers import goods, play, player, set_board, set_player, started
 
 from machu_env import Game
-from machu_env.data import CARDS
+from machu_env.rules.data import CARDS
 
 
 def _deck_game(deck, hands=None, n=3):
@@ -36,7 +36,7 @@ def test_r5_3_returned_cards_go_to_the_bottom_in_order():
     assert player(game, 0)["scout"] == 1
     assert len(game.legal_actions()) == 4
     play(game, "return corn+coca", "return puma+virgin")
-    from machu_env import layout as L
+    from machu_env.rules import layout as L
 
     s = game.state
     deck = [CARDS[s[L.DECK + (s[L.DECK_TOP] + i) % 28]] for i in range(s[L.DECK_COUNT])]
@@ -69,7 +69,7 @@ def test_r5_2_several_laps_pay_every_crossing():
 
 def test_r5_3_two_cards_left_draw_both_return_one():
     game = _deck_game([])
-    from machu_env import layout as L
+    from machu_env.rules import layout as L
 
     game._s[L.DECK_COUNT] = 2
     set_player(game, 0, prince="royal_palace", scout=19)

@@ -14,12 +14,12 @@ pytest.importorskip("sb3_contrib")
 from typer.testing import CliRunner  # noqa: E402
 
 from machu_env import Game  # noqa: E402
-from machu_env import layout as L  # noqa: E402
 from machu_env.agents import make_agent  # noqa: E402
 from machu_env.cli import app  # noqa: E402
-from machu_env.errors import OpponentError  # noqa: E402
-from machu_env.train import opponents as O  # noqa: E402
-from machu_env.train.pool_env import PoolVecEnv, parse_pool  # noqa: E402
+from machu_env.core.errors import OpponentError  # noqa: E402
+from machu_env.envs.pool_env import PoolVecEnv, parse_pool  # noqa: E402
+from machu_env.rules import layout as L  # noqa: E402
+from machu_env.envs import opponents as O  # noqa: E402
 from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
 
 

@@ -9,8 +9,8 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import machu_env  # noqa: F401  (registers MachuPicchu-v0)
-from machu_env.errors import ResetNeeded
-from machu_env.vector import MachuPicchuVectorEnv
+from machu_env.core.errors import ResetNeeded
+from machu_env.envs.vector import MachuPicchuVectorEnv
 
 
 def test_make_vec_builds_the_batch_env_with_gymnasiums_conventions():
@@ -146,7 +146,7 @@ def test_the_single_file_ppo_example_trains_and_saves_an_agent_file(tmp_path):
 def test_the_fused_step_equals_the_general_step(players, opponents, monkeypatch):
     """With compiled opponents only, a step is one fused compiled pass; it must give exactly
     what the general path (advance, then observe) gives: same games, same draws, same ends."""
-    from machu_env.train.pool_env import PoolVecEnv
+    from machu_env.envs.pool_env import PoolVecEnv
 
     kwargs = dict(num_envs=24, num_players=players, opponents=opponents, max_learner_steps=45)
     fused = MachuPicchuVectorEnv(**kwargs)

@@ -17,8 +17,8 @@ pytest.importorskip("httpx2")
 from starlette.testclient import TestClient  # noqa: E402
 
 from machu_env import Game  # noqa: E402
-from machu_env.data import CARDS  # noqa: E402
-from machu_env.records import replay  # noqa: E402
+from machu_env.core.records import replay  # noqa: E402
+from machu_env.rules.data import CARDS  # noqa: E402
 from machu_env.web import Limits, create_app  # noqa: E402
 
 BASE = "http://127.0.0.1:8000"  # a Host the app answers by default
@@ -437,7 +437,7 @@ def test_the_words_on_the_buttons_tell_the_truth():
     import random
     import re
 
-    from machu_env.data import GOODS
+    from machu_env.rules.data import GOODS
     from machu_env.web.words import describe
 
     checked = set()
@@ -514,7 +514,7 @@ def test_branch_from_any_position_of_a_record(client):
     rnd = __import__("random").Random(1)
     while not game.is_over:
         game.play(rnd.choice(game.legal_action_ids()))
-    from machu_env.records import game_record
+    from machu_env.core.records import game_record
 
     record = game_record(game)
     k = len(game.history) // 2
@@ -532,7 +532,7 @@ def test_branch_from_any_position_of_a_record(client):
 
 
 def visible(action, player, viewer):
-    from machu_env.actions import visible_notation
+    from machu_env.rules.actions import visible_notation
 
     return visible_notation(action, player, viewer)
 
@@ -558,7 +558,7 @@ def _to_the_end(client, state):
 
 
 def _deck_of(session) -> list[int]:
-    from machu_env import layout as L
+    from machu_env.rules import layout as L
 
     s = session.game.state
     return [int(s[L.DECK + (int(s[L.DECK_TOP]) + i) % len(CARDS)])
@@ -594,7 +594,7 @@ def test_a_branch_deals_the_cards_its_seat_never_held_anew(client):
     rnd = __import__("random").Random(2)
     while not game.is_over:
         game.play(rnd.choice(game.legal_action_ids()))
-    from machu_env.records import game_record
+    from machu_env.core.records import game_record
 
     record, k = game_record(game), 60
     at_k = game.initial()
@@ -612,7 +612,7 @@ def test_a_branch_deals_the_cards_its_seat_never_held_anew(client):
 
 def test_replays_send_each_agent_name_once(client):
     """Issue #34, item 2: names are bounded (MAX_AGENT_NAME) and not repeated per decision."""
-    from machu_env.records import MAX_AGENT_NAME, game_record
+    from machu_env.core.records import MAX_AGENT_NAME, game_record
 
     game = Game(5, seed=3)
     rnd = __import__("random").Random(3)

@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from machu_env.engine.rewards import SCORE_SCALE  # the "score" reward is the margin / 50
-
-from .pool_env import PoolVecEnv
+from machu_env.envs.pool_env import PoolVecEnv
 
 MAX_EVAL_STEPS = 300
 

@@ -28,10 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from machu_env.checks import check_int
-
-from .bank import PolicyBank
-from .evaluate import game_outcomes
+from machu_env.core.checks import check_int
+from machu_env.train.bank import PolicyBank
+from machu_env.train.evaluate import game_outcomes
 
 MAX_MEMBERS = 16  # n * (n - 1) pairings of --games games each
 
@@ -149,9 +148,8 @@ def psro(names: list[str], players: int, games: int, out: str | Path, iterations
     import json
 
     from machu_env.agents import policy_file
-
-    from .exploit import train_against
-    from .ppo import PPOSettings
+    from machu_env.train.exploit import train_against
+    from machu_env.train.ppo import PPOSettings
 
     check_int("iterations", iterations, 1, MAX_MEMBERS - 1)
     check_int("steps", steps, 1, 10**10)

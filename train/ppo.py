@@ -27,17 +27,16 @@ otherwise learn to stall (``machu train --cut-as-loss``, ``machu exploit --cut-a
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from dataclasses import dataclass, fields
-from typing import Any
 
 import numpy as np
 
-from machu_env import NUM_ACTIONS, OBS_SIZE
-from machu_env.agents import policy_file
-from machu_env.checks import check_int
+from machu_env.agents.policy_file import net_config, new_net  # noqa: F401  (re-exported)
+from machu_env.core.checks import check_int
+from machu_env.engine.observation import OBS_SIZE
+from machu_env.rules.actions import NUM_ACTIONS
 
 PRECISIONS = ("fp32", "bf16")
 MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
@@ -131,27 +130,6 @@ def set_threads(threads: int) -> None:
 
     torch.set_num_threads(threads)
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-
-
-def net_config(layers: list[int], activation: str = "tanh") -> dict[str, Any]:
-    return {"obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "pi": list(layers),
-            "vf": list(layers), "activation": activation}
-
-
-def new_net(config: dict[str, Any], seed: int):
-    """A freshly initialised ``PolicyNet`` (sb3's orthogonal initialisation)."""
-    import torch
-
-    torch.manual_seed(int(seed))
-    net = policy_file._torch_module()(config)
-    for module, gain in ((net.mlp_extractor.policy_net, math.sqrt(2)),
-                         (net.mlp_extractor.value_net, math.sqrt(2)),
-                         (net.action_net, 0.01), (net.value_net, 1.0)):
-        for layer in module.modules():
-            if isinstance(layer, torch.nn.Linear):
-                torch.nn.init.orthogonal_(layer.weight, gain=gain)
-                layer.bias.data.fill_(0.0)
-    return net
 
 
 def bf16_supported() -> bool:

@@ -21,7 +21,7 @@ import numpy as np
 def win_rate(model, num_players: int, games: int, seed: int) -> dict:
     """Play ``games`` episodes of the learner (``model``, or uniformly random legal actions
     when None) against random opponents; a shared win counts as a win."""
-    from machu_env import MachuPicchuGymEnv
+    from machu_env.envs.gym_env import MachuPicchuGymEnv
 
     env = MachuPicchuGymEnv(num_players=num_players)
     rng = np.random.default_rng(seed)
@@ -56,8 +56,8 @@ def main() -> None:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from machu_env import MachuPicchuGymEnv
     from machu_env.agents.policy_file import save_sb3_policy
+    from machu_env.envs.gym_env import MachuPicchuGymEnv
 
     venv = DummyVecEnv([lambda: MachuPicchuGymEnv(num_players=args.players)] * args.n_envs)
     venv.seed(args.seed)

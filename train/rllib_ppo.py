@@ -7,7 +7,7 @@
 
 By default RLlib runs on the **batch engine**: each env runner steps ``--envs-per-runner`` games
 per call (``gym.make_vec`` of ``MachuPicchu-v0`` through its vector entry point:
-``machu_env.rllib.vector_ppo_config``), one masked policy (``MaskedActorCritic``) learning the
+``machu_env.envs.rllib.vector_ppo_config``), one masked policy (``MaskedActorCritic``) learning the
 learner seat against opponents played inside the batch: the compiled ``random``, ``builder`` and
 ``gold`` by the ``--opponents`` weights, and, with ``--snapshot-every K``, frozen copies of the
 policy itself (``self``, weight ``--self-weight``; the newest ``--snapshots`` copies, refreshed
@@ -62,9 +62,9 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
           resume: str | Path | None = None, trust_pickle: bool = False) -> dict[str, Any]:
     """Train and save; returns a summary (per iteration: steps, seconds, steps/s, win shares;
     the checkpoint and the agent name)."""
+    from machu_env.envs.pool_env import parse_pool
+    from machu_env.envs.rllib import MODULE_ID, ppo_config, vector_ppo_config
     from machu_env.ray_backend import connect, require_ray
-    from machu_env.rllib import MODULE_ID, ppo_config, vector_ppo_config
-    from machu_env.train.pool_env import parse_pool
 
     if resume is not None and not trust_pickle:
         raise ValueError("resuming loads RLlib's state files, which are pickles (they can run "
@@ -149,7 +149,7 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
 
 def _save(algo, module_id: str, folder: Path, iteration: int, players: int, seed: int) -> None:
     """RLlib's checkpoint, the module's weights as a data-only agent file and the iteration."""
-    from machu_env.rllib import POLICY_FILE, export_policy
+    from machu_env.envs.rllib import POLICY_FILE, export_policy
 
     algo.save_to_path(str(folder.resolve()))
     info = {"trainer": "rllib-ppo", "players": players, "iteration": iteration, "seed": seed,

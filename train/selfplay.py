@@ -51,13 +51,20 @@ from pathlib import Path
 from typing import Any
 
 from machu_env.agents import policy_file
-from machu_env.checks import check_int
-from machu_env.rewards import check_reward_mode
-
-from .bank import PolicyBank
-from .evaluate import win_share
-from .pool_env import PoolVecEnv, parse_pool
-from .ppo import MAX_THREADS, PPO, PPOSettings, bf16_supported, net_config, new_net, set_threads
+from machu_env.core.checks import check_int
+from machu_env.core.reward_modes import check_reward_mode
+from machu_env.envs.pool_env import PoolVecEnv, parse_pool
+from machu_env.train.bank import PolicyBank
+from machu_env.train.evaluate import win_share
+from machu_env.train.ppo import (
+    MAX_THREADS,
+    PPO,
+    PPOSettings,
+    bf16_supported,
+    net_config,
+    new_net,
+    set_threads,
+)
 
 EVAL_OPPONENTS = ("random", "builder", "gold")
 
@@ -311,7 +318,7 @@ class Trainer:
 
     def add_exploiter(self) -> None:
         """League: train an exploiter against the frozen main agent; it joins the pool."""
-        from .exploit import train_against
+        from machu_env.train.exploit import train_against
 
         c = self.config
         step = int(self.model.num_timesteps)
@@ -365,7 +372,7 @@ class Trainer:
         predict = self.model.predict
         for k, name in enumerate(EVAL_OPPONENTS):
             if c.ray:  # chunks of games as Ray tasks (float32 copies of the learner)
-                from .exploit import evaluate_exploiter
+                from machu_env.train.exploit import evaluate_exploiter
 
                 row[f"win_vs_{name}"] = float(evaluate_exploiter(
                     self.model.net, name, c.players, c.eval_games, seed=1_000_003 * (k + 1),
@@ -388,7 +395,7 @@ class Trainer:
     def _evaluate_league(self, row: dict[str, Any]) -> None:
         """The main agent against every pool member (both deterministic), and a ratings table
         (``league.json``)."""
-        from .league import league_table
+        from machu_env.train.league import league_table
 
         c = self.config
         members = {name: row[f"win_vs_{name}"] for name in EVAL_OPPONENTS}

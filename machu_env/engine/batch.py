@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .. import layout as L
-from .flow import advance, step
-from .observation import encode
-from .rewards import terminal_rewards
-from .rng import below
-from .scoring import final_scores
-from .setup import init_state
+from machu_env.engine.flow import advance, step
+from machu_env.engine.observation import encode
+from machu_env.engine.rewards import terminal_rewards
+from machu_env.engine.rng import below
+from machu_env.engine.scoring import final_scores
+from machu_env.engine.setup import init_state
+from machu_env.rules import layout as L
 
 
 @njit(cache=True, inline="always")

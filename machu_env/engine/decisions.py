@@ -9,9 +9,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import actions as A
-from .. import layout as L
-from ..data import (
+from machu_env.engine import stages as S
+from machu_env.engine.common import move_scout, pay_to_bank, pb, popcount, take_from_bank
+from machu_env.engine.legal import market_buy_price, take_kinds
+from machu_env.rules import actions as A
+from machu_env.rules import layout as L
+from machu_env.rules.data import (
     ADJACENT,
     CENTRAL_PLAZA,
     CONDOR_TEMPLE,
@@ -42,9 +45,6 @@ from ..data import (
     TEMPLE_STONE_STEPS,
     WATCHMANS_HUT,
 )
-from . import stages as S
-from .core import move_scout, pay_to_bank, pb, popcount, take_from_bank
-from .legal import market_buy_price, take_kinds
 
 
 @njit(cache=True)

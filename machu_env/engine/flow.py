@@ -10,8 +10,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import layout as L
-from ..data import (
+from machu_env.engine import stages as S
+from machu_env.engine.common import end_game, has_pending_rewards, pb, take_from_bank
+from machu_env.engine.decisions import apply_decision, moon_payout, start_take
+from machu_env.engine.legal import legal_actions, offer_kinds, sacrifice_max
+from machu_env.rules import layout as L
+from machu_env.rules.data import (
     CORN,
     CORN_PER_UNIT,
     LAST_DAY,
@@ -23,10 +27,6 @@ from ..data import (
     NUM_PRODUCTION,
     SUMMIT_DRAW,
 )
-from . import stages as S
-from .core import end_game, has_pending_rewards, pb, take_from_bank
-from .decisions import apply_decision, moon_payout, start_take
-from .legal import legal_actions, offer_kinds, sacrifice_max
 
 
 @njit(cache=True)

@@ -9,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import actions as A
-from .. import layout as L
-from ..data import (
+from machu_env.engine import stages as S
+from machu_env.engine.common import can_afford, pb
+from machu_env.rules import actions as A
+from machu_env.rules import layout as L
+from machu_env.rules.data import (
     ADJACENT,
     CONDOR_TEMPLE,
     CORN,
@@ -29,8 +31,6 @@ from ..data import (
     PRIEST_ROW_SIZE,
     TAKE_SETS,
 )
-from . import stages as S
-from .core import can_afford, pb
 
 
 @njit(cache=True)

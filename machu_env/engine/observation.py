@@ -15,8 +15,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import layout as L
-from ..data import (
+from machu_env.engine import stages as S
+from machu_env.engine.common import pb
+from machu_env.engine.scoring import gold, victory_points
+from machu_env.rules import layout as L
+from machu_env.rules.data import (
     CARD_ICONS,
     MAX_PLAYERS,
     NUM_CARDS,
@@ -24,9 +27,6 @@ from ..data import (
     NUM_MOON_TILES,
     PRIEST_ROW_SIZE,
 )
-from . import stages as S
-from .core import pb
-from .scoring import gold, victory_points
 
 OBS_FIELDS: tuple[tuple[str, int, str], ...] = (
     # --- game ---

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import layout as L
-from .flow import advance, step
-from .rng import below
-from .setup import init_state
+from machu_env.engine.flow import advance, step
+from machu_env.engine.rng import below
+from machu_env.engine.setup import init_state
+from machu_env.rules import layout as L
 
 
 @njit(cache=True)

@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import layout as L
-from ..data import NUM_CARDS
-from .rng import below
+from machu_env.engine.rng import below
+from machu_env.rules import layout as L
+from machu_env.rules.data import NUM_CARDS
 
 
 @njit(cache=True)

@@ -1,12 +1,12 @@
 """Terminal rewards from the scores table (``scoring.final_scores``): the one implementation,
-used by every adapter (``machu_env.rewards`` documents the modes)."""
+used by every adapter (``machu_env.core.reward_modes`` documents the modes)."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from .scoring import SC_SCORE, SC_UNITS, SC_WINNER
+from machu_env.engine.scoring import SC_SCORE, SC_UNITS, SC_WINNER
 
 REWARD_WIN, REWARD_RANK, REWARD_SCORE = 0, 1, 2
 SCORE_SCALE = 50.0

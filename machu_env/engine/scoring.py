@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import layout as L
-from ..data import (
+from machu_env.engine.common import pb
+from machu_env.rules import layout as L
+from machu_env.rules.data import (
     CARD_GOLD,
     CARD_ICONS,
     CORN_PER_UNIT,
@@ -16,7 +17,6 @@ from ..data import (
     NUM_PRODUCTION,
     SUMMIT_VP,
 )
-from .core import pb
 
 # Columns of the scores table written by ``final_scores``.
 SC_VP, SC_GOLD, SC_MULT, SC_SCORE, SC_UNITS, SC_WINNER = range(6)

@@ -5,8 +5,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import layout as L
-from ..data import (
+from machu_env.engine import stages as S
+from machu_env.engine.common import pb
+from machu_env.engine.rng import below
+from machu_env.rules import layout as L
+from machu_env.rules.data import (
     BANK_START,
     LEARNING_GAME_EXTRA_DAYS,
     MARKET_START_UNITS,
@@ -15,9 +18,6 @@ from ..data import (
     NUM_PRODUCTION,
     START_GOODS,
 )
-from . import stages as S
-from .core import pb
-from .rng import below
 
 # Indexed by player count (0, 1 unused): Incas per player (R1) and start day (R2.6).
 _INCAS = np.array([0, 0, 12, 10, 9, 8], dtype=np.int32)

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 
-from .store import BadRequest
+from machu_env.web.store import BadRequest
 
 T = TypeVar("T")
 

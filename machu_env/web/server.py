@@ -14,8 +14,15 @@ another's address.
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from machu_env.core.game import Game
+from machu_env.core.records import game_record
+from machu_env.views.svg import board_svg
 
 
 @dataclass(frozen=True)
@@ -106,3 +113,37 @@ def server_config(app: Any, host: str = "127.0.0.1", port: int = 8000,
         app, host=host, port=port, log_level=log_level, http=guarded_protocol(limits),
         proxy_headers=proxy_headers, limit_concurrency=limits.connections,
         timeout_keep_alive=limits.keep_alive_seconds, ws="none", lifespan="off")
+
+
+def warm_up() -> float:
+    """Compile (on a fresh install) or load from numba's cache everything a game in the app
+    needs — a whole game of random moves, the observation, the board SVG, the scores, the
+    record — so that the first client does not wait for it; returns the seconds it took."""
+    import random
+
+    t0 = time.perf_counter()
+    game = Game(2, seed=0)
+    rng = random.Random(0)
+    while not game.is_over and len(game.history) < 400:
+        game.play(rng.choice(game.legal_action_ids()))
+    game.observation(0)
+    board_svg(game, 0)
+    game.scores()
+    game_record(game)
+    return time.perf_counter() - t0
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, allowed_hosts: Sequence[str] = (),
+          agents_dir: str | Path | None = None, proxy_headers: bool = False) -> None:
+    """Run the app with uvicorn (blocking) on ``host``: it answers the local names, ``host``
+    and ``allowed_hosts``; bounded connections (``server.ConnectionLimits``); forwarding
+    headers trusted only with ``proxy_headers`` (behind a reverse proxy on this machine)."""
+    try:
+        import uvicorn
+    except ImportError as e:
+        raise ImportError(f"the web app needs the web extra ({e.name} is missing): "
+                          "pip install 'machu-env[web]'") from None
+    from machu_env.web.app import allowed_hosts_for, create_app
+
+    app = create_app(allowed_hosts_for(host, allowed_hosts), agents_dir)
+    uvicorn.Server(server_config(app, host, port, proxy_headers=proxy_headers)).run()

@@ -1,7 +1,7 @@
 """Decisions in plain language for the web app: what an action does and what it costs.
 
 ``describe(game, action)`` turns a legal action's notation (RULES §12.4) into a sentence for
-the player to decide, reading the costs from the data tables (``machu_env.data``) and the
+the player to decide, reading the costs from the data tables (``machu_env.rules.data``) and the
 position (the Prince's district for a move's llama, the market's prices, the row's sacrifice
 value): the web page shows it on the button. It explains; the engine decides what is legal.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import layout as L
-from ..data import (
+from machu_env.rules import layout as L
+from machu_env.rules.data import (
     ADJACENT,
     DISTRICTS,
     GOODS,
@@ -27,10 +27,10 @@ from ..data import (
     PRIEST_KINDS,
     PRIEST_ROW_SIZE,
 )
-from ..svg import LABELS
+from machu_env.views.svg import LABELS
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from machu_env.core.game import Game
 
 TEMPLE_ROW = {"condor_temple": 0, "puma_temple": 1, "sun_temple": 2}  # R4.2.1
 MOON_WORDS = {"corn": "3 corn", "llama": "1 llama for 1 corn", "coca": "1 coca for 1 corn",

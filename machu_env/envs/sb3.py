@@ -1,12 +1,12 @@
 """A Stable-Baselines3 ``VecEnv`` over the batch engine: the fastest way to train on this game.
 (Without SB3 installed the class still works, on a minimal base: the batch core of the
-Gymnasium ``VectorEnv``, ``machu_env.vector``.)
+Gymnasium ``VectorEnv``, ``machu_env.envs.vector``.)
 
 The learner holds one seat per game (fixed, or drawn for each new game); the other seats are
 played inside the batch: by uniformly random legal actions in compiled code (default), or by a
 batched opponent policy ``policy(observations, action_masks) -> actions`` (for instance a
 frozen SB3 model's ``predict``). ``action_masks()`` serves sb3-contrib's MaskablePPO.
-Rewards are terminal (``machu_env.rewards``); a finished game's last observation is in
+Rewards are terminal (``machu_env.core.reward_modes``); a finished game's last observation is in
 ``infos[i]["terminal_observation"]`` and the game restarts at once, as SB3 expects. A game
 still running after ``max_decisions`` decisions (all players', as every other layer counts)
 ends truncated: ``dones[i]`` with ``infos[i]["TimeLimit.truncated"]`` True and reward 0.
@@ -24,7 +24,7 @@ from gymnasium import spaces
 try:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 except ImportError:  # the core install (SB3 is the train extra): the batch core still works,
-    class VecEnv:  # under the Gymnasium VectorEnv (machu_env.vector)
+    class VecEnv:  # under the Gymnasium VectorEnv (machu_env.envs.vector)
         """The part of SB3's ``VecEnv`` interface the batch envs rely on."""
 
         def __init__(self, num_envs: int, observation_space, action_space) -> None:
@@ -36,15 +36,15 @@ except ImportError:  # the core install (SB3 is the train extra): the batch core
             self.step_async(actions)
             return self.step_wait()
 
-from . import layout as L
-from .actions import NUM_ACTIONS
-from .batch import action_array, refuse_illegal
-from .checks import MAX_ENVS, check_bool, check_decisions, check_int, check_seed
-from .engine import batch as K
-from .engine.observation import OBS_HIGH, OBS_SIZE
-from .errors import OpponentError, ResetNeeded
-from .game import DEFAULT_MAX_DECISIONS
-from .rewards import check_reward_mode
+from machu_env.core.checks import MAX_ENVS, check_bool, check_decisions, check_int, check_seed
+from machu_env.core.errors import OpponentError, ResetNeeded
+from machu_env.core.game import DEFAULT_MAX_DECISIONS
+from machu_env.core.reward_modes import check_reward_mode
+from machu_env.engine import batch as K
+from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
+from machu_env.envs.batch_engine import action_array, refuse_illegal
+from machu_env.rules import layout as L
+from machu_env.rules.actions import NUM_ACTIONS
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 

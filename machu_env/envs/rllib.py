@@ -2,7 +2,7 @@
 action-masking ``RLModule`` for PPO with one policy shared by every seat.
 
     from ray.rllib.algorithms.ppo import PPOConfig
-    from machu_env.rllib import MachuPicchuMultiAgentEnv, ppo_config
+    from machu_env.envs.rllib import MachuPicchuMultiAgentEnv, ppo_config
 
     algo = ppo_config(num_players=2, num_env_runners=2).build_algo()
     algo.train()
@@ -19,40 +19,37 @@ The action spaces are ``Discrete(NUM_ACTIONS)`` whose ``sample()`` without a mas
 action of the current position (the env passes its mask): RLlib's env checker samples actions
 that way, and so it runs on this env as it is, without being switched off.
 
-``MaskedActorCritic`` is the RLModule: the same actor-critic MLP as the project's own agent files
-(``machu_env.agents.policy_file.PolicyNet``: separate policy and value networks), with the
-illegal actions' logits set to -1e8 in every forward pass (sampling, inference and the loss), so
-its weights export to a data-only agent file (``export_policy``) that ``make_agent`` plays as
-``rllib:<checkpoint folder>``.
+The RLModule is ``machu_env.agents.rllib_policy.MaskedActorCritic`` (an agent's network, so it
+lives with the agents; re-exported here): its weights export to a data-only agent file
+(``export_policy``) that ``make_agent`` plays as ``rllib:<checkpoint folder>``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
 try:
-    from ray.rllib.core.columns import Columns
-    from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
-    from ray.rllib.core.rl_module.torch import TorchRLModule
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 except ImportError:  # pragma: no cover - exercised where the extra is missing
-    raise ImportError("machu_env.rllib needs the rllib extra: pip install "
+    raise ImportError("machu_env.envs.rllib needs the rllib extra: pip install "
                       "'machu-env[rllib]'") from None
 
-from .actions import NUM_ACTIONS, parse_action
-from .checks import check_bool, check_decisions, check_int, check_seed
-from .engine.observation import OBS_HIGH, OBS_SIZE
-from .errors import IllegalActionError, ResetNeeded
-from .game import DEFAULT_MAX_DECISIONS, Game
-from .rewards import check_reward_mode, terminal_rewards
-
-MODULE_ID = "shared"  # the one policy every seat plays
-POLICY_FILE = "policy.safetensors"  # the data-only agent file written beside a checkpoint
-MASKED_LOGIT = -1e8  # as the project's own trainer and sb3's MaskableCategorical
+from machu_env.agents.rllib_policy import (  # noqa: F401  (the module and its files)
+    MODULE_ID,
+    POLICY_FILE,
+    MaskedActorCritic,
+    export_policy,
+    policy_path,
+)
+from machu_env.core.checks import check_bool, check_decisions, check_int, check_seed
+from machu_env.core.errors import IllegalActionError, ResetNeeded
+from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
+from machu_env.core.reward_modes import check_reward_mode, terminal_rewards
+from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
+from machu_env.rules.actions import NUM_ACTIONS, parse_action
 
 
 class LegalActions(spaces.Discrete):
@@ -152,39 +149,6 @@ class MachuPicchuMultiAgentEnv(MultiAgentEnv):
                     {"__all__": over}, {"__all__": not over}, {})
         obs = self._observe()
         return (obs, {agent: 0.0}, {"__all__": False}, {"__all__": False}, {})
-
-
-class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
-    """PPO's RLModule: ``PolicyNet`` (``model_config``: ``{"layers": [256, 256],
-    "activation": "tanh"}``) with masked logits. Observations are the env's dicts."""
-
-    def setup(self) -> None:
-        from machu_env.agents import policy_file
-        from machu_env.train.ppo import net_config, new_net
-
-        cfg = dict(self.model_config or {})
-        layers = [int(x) for x in cfg.get("layers", [256, 256])]
-        self.net_config = policy_file.check_config(
-            net_config(layers, cfg.get("activation", "tanh")), "MaskedActorCritic")
-        self.net = new_net(self.net_config, int(cfg.get("seed", 0)))
-
-    def _masked_logits(self, batch: dict[str, Any]):
-        import torch
-
-        obs = batch[Columns.OBS]
-        logits = self.net.action_net(self.net.mlp_extractor.policy_net(obs["observations"]))
-        return torch.where(obs["action_mask"] > 0.5, logits,
-                           torch.full_like(logits, MASKED_LOGIT))
-
-    def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
-        return {Columns.ACTION_DIST_INPUTS: self._masked_logits(batch)}
-
-    def _forward_train(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
-        return {Columns.ACTION_DIST_INPUTS: self._masked_logits(batch)}
-
-    def compute_values(self, batch: dict[str, Any], embeddings: Any = None):
-        obs = batch[Columns.OBS]["observations"]
-        return self.net.value_net(self.net.mlp_extractor.value_net(obs)).squeeze(-1)
 
 
 def ppo_config(num_players: int = 2, num_env_runners: int = 1, envs_per_runner: int = 1,
@@ -287,57 +251,3 @@ def vector_ppo_config(num_players: int = 2, opponents: str = "random:0.1,builder
     return config
 
 
-def export_policy(module: MaskedActorCritic, path: str | Path,
-                  info: dict[str, Any] | None = None) -> Path:
-    """Write ``module``'s weights as a data-only agent file (``policy_file`` format)."""
-    from machu_env.agents import policy_file
-
-    weights = {k: v.detach().float().cpu() for k, v in module.net.state_dict().items()}
-    policy_file.save(path, weights, module.net_config, info or {})
-    return Path(path)
-
-
-def policy_path(checkpoint: str | Path, trust_pickle: bool = False) -> Path:
-    """The agent file of an RLlib checkpoint folder: the data-only ``policy.safetensors`` that
-    ``train.rllib_ppo`` writes beside each checkpoint, or, for any other checkpoint of the
-    project's ``MaskedActorCritic`` (a script of your own that called ``save_to_path``), its
-    module state converted to an agent file (in the temp folder) — RLlib writes that state as
-    a pickle, so only with ``trust_pickle``. ValueError naming what is expected otherwise."""
-    folder = Path(checkpoint)
-    path = folder / POLICY_FILE if folder.is_dir() else folder
-    if path.is_file() and path.suffix == ".safetensors":
-        return path
-    modules = sorted(p.parent for p in folder.glob("**/rl_module/*/module_state.*")) \
-        if folder.is_dir() else []
-    if modules and trust_pickle:
-        return _converted(modules[0])
-    found = (f"; it holds RLlib module state ({modules[0].relative_to(folder)}), a pickle: "
-             "pass trust_pickle=True (--trust-pickle) for a checkpoint you trust"
-             if modules else "")
-    raise ValueError(f"no RLlib policy at {checkpoint}: expected a checkpoint folder written "
-                     f"by `python -m machu_env.train.rllib_ppo` (it holds {POLICY_FILE}, the "
-                     "data-only copy of the module's weights) or an RLlib checkpoint of "
-                     f"MaskedActorCritic{found}")
-
-
-def _converted(module_dir: Path) -> Path:
-    """The weights of a ``MaskedActorCritic`` checkpoint as an agent file, cached by the
-    checkpoint's path and time in this process's private folder (``mkdtemp``): no other user
-    can plant a converted file."""
-    import hashlib
-
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
-    from ._cache import private_temp_folder
-
-    stamp = f"{module_dir.resolve()}:{module_dir.stat().st_mtime_ns}".encode()
-    out = private_temp_folder("rllib") / hashlib.sha256(stamp).hexdigest()[:16]
-    path = out / POLICY_FILE
-    if not path.is_file():
-        module = RLModule.from_checkpoint(str(module_dir.resolve()))
-        if not isinstance(module, MaskedActorCritic):
-            raise ValueError(f"{module_dir}: an RLlib module of class "
-                             f"{type(module).__name__}, not machu_env.rllib.MaskedActorCritic")
-        out.mkdir(parents=True, exist_ok=True)
-        export_policy(module, path, {"converted_from": str(module_dir)})
-    return path

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import layout as L
-from ..data import CORN, GRANARY, LLAMA_STABLE, TRAIL_LENGTH
-from .stages import F_GAME_OVER
+from machu_env.engine.stages import F_GAME_OVER
+from machu_env.rules import layout as L
+from machu_env.rules.data import CORN, GRANARY, LLAMA_STABLE, TRAIL_LENGTH
 
 
 @njit(cache=True, inline="always")

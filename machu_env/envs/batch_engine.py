@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from . import layout as L
-from .actions import NUM_ACTIONS
-from .checks import MAX_ENVS, check_bool, check_int, check_seed
-from .engine import batch as K
-from .engine.observation import OBS_SIZE
-from .game import Game
-from .rewards import check_reward_mode
+from machu_env.core.checks import MAX_ENVS, check_bool, check_int, check_seed
+from machu_env.core.game import Game
+from machu_env.core.reward_modes import check_reward_mode
+from machu_env.engine import batch as K
+from machu_env.engine.observation import OBS_SIZE
+from machu_env.rules import layout as L
+from machu_env.rules.actions import NUM_ACTIONS
 
 
 class BatchEngine:

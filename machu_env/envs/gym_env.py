@@ -5,7 +5,7 @@ opponent policies: any callable ``policy(game) -> action`` (an action id or nota
 by default uniformly random legal actions. Observations are the engine's ``observation`` for the
 learner; ``action_masks()`` returns the learner's legal-action mask (what sb3-contrib's
 MaskablePPO asks for) and ``info["action_mask"]`` carries it too. Rewards are terminal only
-(``machu_env.rewards``).
+(``machu_env.core.reward_modes``).
 
 An illegal action (one that is not legal now, or not an action at all: ``0.7``, ``True``,
 ``None``, an array) either ends the episode with reward -1 (``illegal_action="terminate"``, the
@@ -29,13 +29,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .actions import NUM_ACTIONS
-from .checks import check_decisions, check_game_options, check_int
-from .engine.observation import OBS_HIGH, OBS_SIZE
-from .errors import IllegalActionError, OpponentError, ResetNeeded
-from .game import DEFAULT_MAX_DECISIONS, Game
-from .render import check_render_player, render_rgb, render_text
-from .rewards import check_reward_mode, terminal_rewards
+from machu_env.core.checks import check_decisions, check_game_options, check_int
+from machu_env.core.errors import IllegalActionError, OpponentError, ResetNeeded
+from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
+from machu_env.core.reward_modes import check_reward_mode, terminal_rewards
+from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
+from machu_env.rules.actions import NUM_ACTIONS
+from machu_env.views.render import check_render_player, render_rgb, render_text
 
 Policy = Callable[[Game], "int | str"]
 
@@ -58,7 +58,7 @@ class MachuPicchuGymEnv(gym.Env):
         learner_seat: the learner's seat, or None to draw it each episode.
         opponents: one policy for every other seat, or a list with one per opponent (in seat
             order, skipping the learner); default: random legal actions.
-        reward: ``"win"``, ``"rank"`` or ``"score"`` (``machu_env.rewards``).
+        reward: ``"win"``, ``"rank"`` or ``"score"`` (``machu_env.core.reward_modes``).
         illegal_action: ``"terminate"`` (reward -1, episode over) or ``"raise"``.
         render_mode: None, ``"ansi"``, ``"human"`` (text) or ``"rgb_array"`` (the SVG board).
         render_player: whose view ``render()`` shows: ``"learner"`` (default), a seat,

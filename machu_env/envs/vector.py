@@ -13,7 +13,7 @@ All ``num_envs`` games live in one batch of flat int32 states and are stepped by
 engine in parallel: no per-game Python objects (``gym.make_vec`` would otherwise wrap one
 single env per game in a ``SyncVectorEnv``). The learner holds one seat per game (fixed with
 ``learner_seat``, or drawn for each new game); the other seats are played inside the batch by
-the ``opponents`` pool (``train/pool_env.py``: ``random``, ``builder`` and ``gold`` in compiled
+the ``opponents`` pool (``machu_env/envs/pool_env.py``: ``random``, ``builder`` and ``gold`` in compiled
 code with weights, like ``"random:1"`` or ``"builder:1,gold:3"``; ``set_opponent_policies``
 adds frozen policies, all asked in one batched call per opponent turn).
 
@@ -25,7 +25,7 @@ Conventions (Gymnasium 1.x):
   ``infos["_final_obs"]`` marks which), with ``infos["final_info"]["won"]``.
 * ``infos["action_mask"]`` holds the legal actions of every game's next decision (as the masked
   policies of CleanRL, TorchRL and sb3-contrib need them).
-* rewards are terminal (``reward="win"``, ``"rank"`` or ``"score"``: ``machu_env.rewards``); a game
+* rewards are terminal (``reward="win"``, ``"rank"`` or ``"score"``: ``machu_env.core.reward_modes``); a game
   still running after ``max_decisions`` decisions (all players') or after ``max_learner_steps``
   of the learner's ends with ``truncated`` and reward 0.
 * ``reset(seed=k)`` starts every game from its own stream of seed ``k``; ``reset()`` without a
@@ -47,12 +47,12 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from .actions import NUM_ACTIONS
-from .checks import MAX_ENVS, check_int, check_seed
-from .engine import batch as K
-from .engine.observation import OBS_HIGH, OBS_SIZE
-from .errors import ResetNeeded
-from .game import DEFAULT_MAX_DECISIONS
+from machu_env.core.checks import MAX_ENVS, check_int, check_seed
+from machu_env.core.errors import ResetNeeded
+from machu_env.core.game import DEFAULT_MAX_DECISIONS
+from machu_env.engine import batch as K
+from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
+from machu_env.rules.actions import NUM_ACTIONS
 
 
 class LegalActions(spaces.MultiDiscrete):
@@ -109,7 +109,7 @@ class MachuPicchuVectorEnv(VectorEnv):
                  render_mode: str | None = None, copy: bool = True,
                  autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
                  obs_format: str = "array") -> None:
-        from .train.pool_env import PoolVecEnv
+        from machu_env.envs.pool_env import PoolVecEnv
 
         if render_mode is not None:
             raise ValueError(f"the vector env renders nothing (render_mode None), got "

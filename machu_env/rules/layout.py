@@ -58,7 +58,7 @@ Player block ``i`` starts at ``PLAYER_BASE + i * PLAYER_SIZE``; offsets inside i
 
 from __future__ import annotations
 
-from .data import MAX_PLAYERS, NUM_CARDS, NUM_MOON_TILES
+from machu_env.rules.data import MAX_PLAYERS, NUM_CARDS, NUM_MOON_TILES
 
 # --- global block ----------------------------------------------------------------------------
 NUM_PLAYERS = 0

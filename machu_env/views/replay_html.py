@@ -1,4 +1,4 @@
-"""Replays as pictures: every position of a recorded game as an SVG board (``machu_env.svg``),
+"""Replays as pictures: every position of a recorded game as an SVG board (``machu_env.views.svg``),
 and a self-contained HTML page that steps through them.
 
     machu replay game.json --html game.html
@@ -21,15 +21,15 @@ from collections.abc import Iterator
 from html import escape
 from typing import Any
 
-from .actions import visible_notation
-from .records import replay
+from machu_env.core.records import replay
+from machu_env.rules.actions import visible_notation
 
 
 def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, Iterator]:
     """The record replayed (ValueError first, before any work: a malformed record, a bad
     ``player``): its summary and an iterator over the SVG board before the first decision and
     after each, with the log entry of that decision (None for the first)."""
-    from .svg import board_svg
+    from machu_env.views.svg import board_svg
 
     final = replay(record)  # the agents' names checked too (each at most MAX_AGENT_NAME)
     game = final.initial()
@@ -81,7 +81,7 @@ def replay_gif(record: dict[str, Any], path, player: int | str | None = None,
     for a malformed record, a bad ``player`` or bad options."""
     from PIL import Image
 
-    from .raster import svg_to_rgb
+    from machu_env.views.raster import svg_to_rgb
 
     if not (isinstance(fps, (int, float)) and 0.1 <= fps <= 50):
         raise ValueError(f"fps must be a number in 0.1..50, got {fps!r}")

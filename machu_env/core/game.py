@@ -8,16 +8,23 @@ runs in the compiled engine. Decisions with a single legal option are played aut
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
-from . import layout as L
-from .actions import ACTION_NOTATION, NUM_ACTIONS, parse_action
-from .checks import check_bool, check_seed
-from .checks import check_int as _check_int
-from .data import (
+from machu_env.core.checks import check_bool, check_seed
+from machu_env.core.checks import check_int as _check_int
+from machu_env.core.errors import IllegalActionError
+from machu_env.engine.flow import advance, step
+from machu_env.engine.observation import OBS_SIZE, encode
+from machu_env.engine.rng import seed_state
+from machu_env.engine.scoring import NUM_SCORE_COLUMNS, final_scores, vp_details
+from machu_env.engine.setup import init_state
+from machu_env.engine.stages import DECISION_NAMES, NUM_DECISION_KINDS
+from machu_env.rules import layout as L
+from machu_env.rules.actions import ACTION_NOTATION, NUM_ACTIONS, parse_action
+from machu_env.rules.data import (
     CARD_INDEX,
     CARDS,
     DISTRICTS,
@@ -31,13 +38,6 @@ from .data import (
     PRIEST_ROW_SIZE,
     PRODUCTION_DISTRICTS,
 )
-from .engine.flow import advance, step
-from .engine.observation import OBS_SIZE, encode
-from .engine.rng import seed_state
-from .engine.scoring import NUM_SCORE_COLUMNS, final_scores, vp_details
-from .engine.setup import init_state
-from .engine.stages import DECISION_NAMES, NUM_DECISION_KINDS
-from .errors import IllegalActionError
 
 _BONUS_DISTRICTS = DISTRICTS[:9]
 PUBLIC = "public"  # Game.view(PUBLIC): what every player may see
@@ -122,7 +122,7 @@ class Game:
     # --- state ------------------------------------------------------------------------------
     @property
     def state(self) -> np.ndarray:
-        """A read-only view of the raw state array (layout: ``machu_env.layout``)."""
+        """A read-only view of the raw state array (layout: ``machu_env.rules.layout``)."""
         v = self._s.view()
         v.flags.writeable = False
         return v
@@ -304,6 +304,8 @@ class Game:
             "deck_size": int(s[L.DECK_COUNT]),
             "game_over": self.is_over,
             "end": self.end,
+            "learning_game": self.learning_game,
+            "scores": self.scores() if self.is_over else None,
             "players": [self._player_view(p, player is None or (player != PUBLIC and p == player))
                         for p in range(n)],
         }
@@ -328,11 +330,13 @@ class Game:
             "summit_vp": 3 * int(s[b + L.P_SUMMIT_VP]),
         }
 
-    def _repr_svg_(self) -> str:
-        """The board as SVG (``machu_env.svg.board_svg``, every hand shown): Jupyter shows it."""
-        from .svg import board_svg
+    # The board picture a notebook shows (every hand): drawn by the views, which ``machu_env``
+    # wires in here (``Game.picture = views.svg.board_svg``); the game core imports no view.
+    picture: ClassVar[Callable[[Game], str] | None] = None
 
-        return board_svg(self)
+    def _repr_svg_(self) -> str | None:
+        """The board as SVG (``Game.picture``): Jupyter shows it."""
+        return None if Game.picture is None else Game.picture(self)
 
     def __repr__(self) -> str:
         who = f"{self.decision} by {self.current_player}"

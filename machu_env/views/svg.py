@@ -1,8 +1,8 @@
 """The board as SVG: one picture of everything a player may see, written directly (no
 dependency).
 
-    from machu_env import Game
-    from machu_env.svg import board_svg
+    from machu_env.core.game import Game
+    from machu_env.views.svg import board_svg
     svg = board_svg(Game(4, seed=1), player=0)   # seat 0's view; None: every hand shown
 
 The picture is 1000 px wide; its height depends only on the player count (``board_size``).
@@ -34,7 +34,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .data import (
+from machu_env.rules.data import (
     _BORDERS,
     DISTRICTS,
     GOODS,
@@ -51,8 +51,11 @@ from .data import (
     TRAIL_LENGTH,
 )
 
-if TYPE_CHECKING:
-    from .game import Game
+if TYPE_CHECKING:  # a game is anything with ``view(player)`` (``Game``): the views draw that
+    from typing import Protocol
+
+    class Game(Protocol):
+        def view(self, player: int | str | None = None) -> dict[str, Any]: ...
 
 WIDTH = 1000
 # Okabe–Ito colours that read on white (its yellow is too faint there and close to corn)
@@ -330,7 +333,7 @@ def _panel(v: dict[str, Any], p: int, scores: list[dict[str, Any]] | None, y: in
 def _districts_named(action: str) -> list[str]:
     """The districts an action names (``move sun_temple``, ``sunclock corn_terraces``,
     ``place potter``: the potter's district), for the replays' highlight."""
-    from .data import INCA_TYPES
+    from machu_env.rules.data import INCA_TYPES
 
     words = action.replace(",", " ").split()
     out = [w for w in words if w in GRID]
@@ -382,9 +385,9 @@ def board_svg(game: Game, player: int | str | None = None,
     right = MAP_X + 5 * CELL_W + 8
     out += _market(v, right, MAP_Y + 10)
     out += _priests(v, right, MAP_Y + 162)
-    out += _time(v, game.learning_game, right, MAP_Y + 262)
+    out += _time(v, v["learning_game"], right, MAP_Y + 262)
     out += _trail(v, TRAIL_Y)
-    scores = game.scores() if v["game_over"] else None
+    scores = v["scores"]
     for p in range(n):
         out += _panel(v, p, scores, PANELS_Y + PANEL_H * p)
     out.append("</svg>")

@@ -3,12 +3,15 @@ and the picture board as an RGB array (the envs' ``rgb_array`` mode)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .data import GOODS, PRIEST_KINDS
+from machu_env.rules.data import GOODS, PRIEST_KINDS
 
-if TYPE_CHECKING:
-    from .game import Game
+if TYPE_CHECKING:  # a game is anything with ``view(player)`` (``Game``): the views draw that
+    from typing import Protocol
+
+    class Game(Protocol):
+        def view(self, player: int | str | None = None) -> dict[str, Any]: ...
 
 _SHORT = {"corn_terraces": "corn", "llama_meadow": "llama", "coca_plantation": "coca",
           "potters_quarter": "pottery", "weavers_quarter": "cloth"}  # fmt: skip
@@ -26,10 +29,10 @@ def check_render_player(value: object, num_players: int, special: str) -> int | 
 
 
 def render_rgb(game: Game, player: int | str | None = None):
-    """The SVG board (``machu_env.svg``) as an ``(H, W, 3)`` uint8 array; needs the ``render``
+    """The SVG board (``machu_env.views.svg``) as an ``(H, W, 3)`` uint8 array; needs the ``render``
     extra."""
-    from .raster import svg_to_rgb
-    from .svg import board_svg
+    from machu_env.views.raster import svg_to_rgb
+    from machu_env.views.svg import board_svg
 
     return svg_to_rgb(board_svg(game, player))
 
@@ -65,7 +68,7 @@ def render_text(game: Game, player: int | str | None = None) -> str:
             f"moon: {', '.join(pv['moon_tiles']) or '-'} | {pv['num_cards']} cards: {cards}"
         )
     if v["game_over"]:
-        for p, sc in enumerate(game.scores()):
+        for p, sc in enumerate(v["scores"]):
             lines.append(
                 f"P{p}: {sc['vp']} VP x{sc['multiplier']} = {sc['score']}  (gold {sc['gold']}, "
                 f"goods units {sc['goods_units']}){'  WINNER' if sc['winner'] else ''}"

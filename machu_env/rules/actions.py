@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import (
+from machu_env.rules.data import (
     CARDS,
     DISTRICTS,
     GOODS,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine.rewards import terminal_rewards as _terminal_rewards
-from .engine.scoring import NUM_SCORE_COLUMNS, SC_SCORE, SC_UNITS, SC_WINNER
+from machu_env.engine.rewards import terminal_rewards as _terminal_rewards
+from machu_env.engine.scoring import NUM_SCORE_COLUMNS, SC_SCORE, SC_UNITS, SC_WINNER
 
 REWARD_MODES = ("win", "rank", "score")  # index = the engine's mode code
 

@@ -2,13 +2,13 @@
 ``python_machu_picchu`` with ``pyspiel``.
 
     import pyspiel
-    import machu_env.openspiel  # noqa: F401 (registers the game)
+    import machu_env.envs.openspiel  # noqa: F401 (registers the game)
 
     game = pyspiel.load_game("python_machu_picchu", {"players": 3})
 
 Parameters: ``players`` (2-5, default 2), ``learning_game`` (False), ``reward`` (``win``:
 +1 to the winner(s), -1 to the others; ``rank`` or ``score`` as in the other envs,
-``machu_env.rewards``) and ``max_decisions`` (5000: a game still running then ends with
+``machu_env.core.reward_modes``) and ``max_decisions`` (5000: a game still running then ends with
 returns 0, as the envs truncate; nothing in the rules forces a game to end).
 
 A thin adapter over ``machu_env.Game``. The setup is explicit chance: first the start player
@@ -55,16 +55,16 @@ from numba import njit
 try:
     import pyspiel
 except ImportError:  # pragma: no cover - exercised where the extra is missing
-    raise ImportError("machu_env.openspiel needs OpenSpiel: pip install "
+    raise ImportError("machu_env.envs.openspiel needs OpenSpiel: pip install "
                       "'machu-env[openspiel]'") from None
 
-from . import layout as L
-from .actions import A_RETURN, NUM_ACTIONS, notation, visible_notation
-from .checks import check_decisions
-from .data import CARDS, NUM_CARDS
-from .engine.observation import OBS_SIZE, encode
-from .game import DEFAULT_MAX_DECISIONS, Game
-from .rewards import check_reward_mode, terminal_rewards
+from machu_env.core.checks import check_decisions
+from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
+from machu_env.core.reward_modes import check_reward_mode, terminal_rewards
+from machu_env.engine.observation import OBS_SIZE, encode
+from machu_env.rules import layout as L
+from machu_env.rules.actions import A_RETURN, NUM_ACTIONS, notation, visible_notation
+from machu_env.rules.data import CARDS, NUM_CARDS
 
 GAME_NAME = "python_machu_picchu"
 HIDDEN_ACTION = NUM_ACTIONS  # another player's summit return, in the tensor

@@ -6,7 +6,7 @@ decision put to a player (``Game.history``); single-option decisions replay auto
 ``load_record`` validates and replays it.
 
 Version 1 records a game by its seed. Version 2 (written only for a game dealt by hand: a
-re-dealt saved position or branch, ``machu_env.positions``, or ``Game(hands=..., deck=...)``)
+re-dealt saved position or branch, ``machu_env.core.positions``, or ``Game(hands=..., deck=...)``)
 adds the deal to the options: ``start_player``, ``hands`` (card ids per seat) and ``deck``
 (card ids, top first); a version-2 record whose ``seed`` is null gives the whole deal.
 """
@@ -17,8 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .data import NUM_CARDS
-from .game import DEFAULT_MAX_DECISIONS, Game
+from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
+from machu_env.rules.data import NUM_CARDS
 
 RECORD_FORMAT = "machu-env-record"
 RECORD_VERSION = 1        # a game set up by its seed

@@ -14,13 +14,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from machu_env import layout as L
 from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose_fair
 from machu_env.engine import batch as K
 from machu_env.engine.flow import step
 from machu_env.engine.observation import encode
 from machu_env.engine.rng import below
 from machu_env.engine.scoring import SC_WINNER
+from machu_env.rules import layout as L
 
 RANDOM, BUILDER, GOLD = 0, 1, 2
 FIRST_POLICY = 3  # kinds 3, 4, ... are the frozen snapshots 0, 1, ...

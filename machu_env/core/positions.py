@@ -19,9 +19,9 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from . import layout as L
-from .data import CARD_INDEX, CARDS, NUM_CARDS
-from .game import Game
+from machu_env.core.game import Game
+from machu_env.rules import layout as L
+from machu_env.rules.data import CARD_INDEX, CARDS, NUM_CARDS
 
 RETURN = "return "
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 
-from .game import Game
+from machu_env.core.game import Game
 
 # (players, seed, learning_game) of the stored playthroughs
 GOLDEN_GAMES = ((2, 1, False), (3, 2, False), (4, 3, False), (5, 4, False), (3, 5, True))

@@ -25,13 +25,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .actions import NUM_ACTIONS, parse_action
-from .checks import check_decisions, check_game_options, check_int, check_seed_or_none
-from .engine.observation import OBS_HIGH, OBS_SIZE
-from .errors import IllegalActionError, ResetNeeded
-from .game import DEFAULT_MAX_DECISIONS, Game
-from .render import check_render_player, render_rgb, render_text
-from .rewards import check_reward_mode, terminal_rewards
+from machu_env.core.checks import check_decisions, check_game_options, check_int, check_seed_or_none
+from machu_env.core.errors import IllegalActionError, ResetNeeded
+from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
+from machu_env.core.reward_modes import check_reward_mode, terminal_rewards
+from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
+from machu_env.rules.actions import NUM_ACTIONS, parse_action
+from machu_env.views.render import check_render_player, render_rgb, render_text
 
 
 def env(num_players: int = 3, render_mode: str | None = None, reward: str = "win",
@@ -169,7 +169,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
     def render(self) -> str | np.ndarray | None:
         """``ansi``: the board as text; ``human``: printed; ``rgb_array``: the SVG board
-        (``machu_env.svg``) as an ``(H, W, 3)`` uint8 array of a fixed shape per player count.
+        (``machu_env.views.svg``) as an ``(H, W, 3)`` uint8 array of a fixed shape per player count.
         Each shows what ``render_player`` may see."""
         if self.render_mode is None:
             import gymnasium

@@ -1,0 +1,71 @@
+"""The ``machu`` command: play, tournament, replay, serve, train, exploit, population, bench,
+rules, cache — one module per group of commands (``playing``, ``evaluating``, ``serving``,
+``training``, ``tools``) over shared option checks (``options``) and one Typer app (``app``).
+
+Bad input never shows a traceback: every command prints one line, ``machu <command>: error:
+...``, to stderr and exits with status 2 (``MACHU_DEBUG=1`` shows the traceback). Text that is
+not ours (paths, agent names, records, what a player types) is printed without rich markup.
+"""
+
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from machu_env.cli import evaluating, playing, serving, tools, training
+from machu_env.cli.app import app, err_console
+
+for command in (playing.play, evaluating.tournament, playing.replay, serving.serve,
+                training.train, training.exploit, training.population, tools.bench, tools.rules,
+                tools.cache):  # (the order of `machu --help`)
+    app.command()(command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``machu``; bad input prints one line to stderr and exits with status 2."""
+    args = (sys.argv[1:] if argv is None else list(argv)) or ["--help"]
+    for k, a in enumerate(args):  # `--ray` without an address: the local instance
+        if a == "--ray" and (k + 1 == len(args) or args[k + 1].startswith("-")):
+            args.insert(k + 1, "local")
+            break
+    name = next((a for a in args if not a.startswith("-")), "")
+    prefix = f"machu {name}" if name in app_commands() else "machu"
+    try:
+        result = app(args=args, prog_name="machu", standalone_mode=False)
+        if isinstance(result, int):  # (click returns the exit code of typer.Exit)
+            return result
+    except typer.Exit as e:
+        return e.exit_code
+    except typer.Abort:
+        err_console.print(f"{prefix}: aborted")
+        return 130
+    except (ValueError, OSError, RecursionError) as e:  # bad files, records, settings
+        if os.environ.get("MACHU_DEBUG"):
+            raise
+        text = str(e) if not isinstance(e, OSError) else f"{e.strerror}: {e.filename}"
+        err_console.print(f"{prefix}: error: {' '.join(text.split())}")
+        return 2
+    except KeyboardInterrupt:
+        err_console.print(f"{prefix}: interrupted")
+        return 130
+    except Exception as e:
+        if not hasattr(e, "format_message"):  # not a usage error: a bug, show it
+            raise
+        err_console.print(f"{prefix}: error: {' '.join(e.format_message().split())}")
+        return 2
+    return 0
+
+
+def app_commands() -> set[str]:
+    return {c.name or c.callback.__name__ for c in app.registered_commands}
+
+
+def entry_point() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry_point()

@@ -1,0 +1,12 @@
+"""The ``machu`` Typer app and its consoles (the command modules register on it)."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  pretty_exceptions_enable=False,
+                  help="The Princes of Machu Picchu: play, run tournaments, replay, benchmark.")
+console = Console(markup=False, highlight=False)  # no markup in text that is not ours
+err_console = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)

@@ -1,0 +1,72 @@
+"""``machu tournament``: agents against each other, every seating, with ratings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from machu_env.cli.app import console
+from machu_env.cli.options import (
+    agent_files,
+    agent_list,
+    check_seconds,
+    mcts_options,
+    output_folder,
+    refuse_inputs_inside,
+)
+from machu_env.core.game import DEFAULT_MAX_DECISIONS
+
+
+# --- tournament ----------------------------------------------------------------------------------
+def tournament(
+    agents: str = typer.Option("random,builder,gold", help="comma-separated agent names"),
+    players: int = typer.Option(3, min=2, max=5),
+    games: int = typer.Option(60, min=1),
+    workers: int | None = typer.Option(None, min=1, help="parallel processes (default 2; with "
+                                       "--ray: the cluster's CPUs)"),
+    seed: int = typer.Option(0, min=0, max=2**32 - 1, help="game i's seed is derived from it"),
+    out: Path = typer.Option(Path("runs/tournament"), help="folder for the CSV, JSON and PNG"),
+    records: bool = typer.Option(False, help="also save every game record under OUT/records"),
+    html: bool = typer.Option(False, help="with --records: also an HTML replay page of every "
+                              "game (OUT/records/game_<i>.html)"),
+    ray: str = typer.Option(None, metavar="[ADDRESS]", help="run the games as Ray tasks: "
+                            "--ray alone joins or starts a local instance; auto or "
+                            "ray://host:port a cluster (the ray extra)"),
+    mcts_seconds: float | None = typer.Option(None, help="mcts, search:<policy> and "
+                                               "rollout:<policy>: seconds per decision "
+                                               "(search and rollout with --mcts-iterations "
+                                               "too: a cap on each decision; mcts: "
+                                               "--mcts-iterations wins)"),
+    mcts_iterations: int | None = typer.Option(None, min=1,
+                                               help="mcts: iterations per decision "
+                                               "(search:<policy>: simulations; "
+                                               "rollout:<policy>: rounds)"),
+    max_decisions: int = typer.Option(DEFAULT_MAX_DECISIONS, min=1, help="a game still running "
+                                      "after this many decisions ends truncated: nobody wins it"),
+    progress: bool = typer.Option(True, help="show a progress bar"),
+    trust_pickle: bool = typer.Option(False, help="allow policy:<file>.zip (sb3 zips unpickle, "
+                                      "which can run code)"),
+) -> None:
+    """Play every seating permutation evenly; win shares, scores, endings, ratings."""
+    from machu_env.agents.tournament import format_table, run_tournament, write_outputs
+
+    check_seconds(mcts_seconds)
+    names = agent_list(agents)
+    refuse_inputs_inside(out, agent_files(names), "--out")
+    output_folder(out, "--out")
+    if html and not records:
+        raise typer.BadParameter("--html writes a replay page next to each record: add "
+                                 "--records", param_hint="--html")
+    try:
+        summary = run_tournament(names, players, games, seed=seed,
+                                 workers=workers if workers is not None or ray else 2,
+                                 mcts=mcts_options(mcts_seconds, mcts_iterations),
+                                 records_dir=out / "records" if records else None,
+                                 progress=progress, trust_pickle=trust_pickle, html=html,
+                                 ray=ray, max_decisions=max_decisions)
+    except (ValueError, ImportError) as e:
+        raise typer.BadParameter(str(e)) from None
+    console.print(format_table(summary), highlight=False)
+    paths = write_outputs(summary, out)
+    console.print("wrote " + ", ".join(str(p) for p in paths))

@@ -1,0 +1,45 @@
+"""``machu bench``, ``machu rules`` and ``machu cache``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from machu_env.cli.app import console
+from machu_env.cli.options import (
+    output_folder,
+)
+from machu_env.rules.actions import action_table
+
+
+# --- bench, rules --------------------------------------------------------------------------------
+def bench(quick: bool = typer.Option(False, help="shorter timings, fewer points"),
+          out: Path = typer.Option(Path("benchmarks/results"), help="output folder")) -> None:
+    """Run the throughput benchmark suite (benchmarks/run.py)."""
+    from machu_env.benchmarks import run
+
+    output_folder(out, "--out")
+    run.main(["--out", str(out), *(["--quick"] if quick else [])])
+
+
+def rules() -> None:
+    """Print the action notation table (id and notation of every action)."""
+    print(action_table())
+
+
+def cache(clear: bool = typer.Option(False, help="delete every compiled version")) -> None:
+    """Show (or clear) numba's cache of the compiled engine."""
+    import shutil
+
+    from machu_env import _cache
+
+    root = _cache.cache_root()
+    versions = sorted(root.glob("numba-*"))
+    size = sum(f.stat().st_size for v in versions for f in v.rglob("*") if f.is_file())
+    console.print(f"{root}: {len(versions)} compiled version(s), {size / 2**20:.1f} MiB; "
+                  f"this version: {_cache.cache_dir().name}")
+    if clear:
+        for v in versions:
+            shutil.rmtree(v, ignore_errors=True)
+        console.print("cleared")

@@ -1,0 +1,241 @@
+"""``machu train``, ``machu exploit`` and ``machu population`` (the ``train`` extra)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from machu_env.cli.app import console
+from machu_env.cli.options import (
+    agent_files,
+    output_file,
+    output_folder,
+    refuse_inputs_inside,
+    refuse_overwrite,
+)
+
+
+# --- train ---------------------------------------------------------------------------------------
+def train(
+    players: int = typer.Option(2, min=2, max=5, help="number of players"),
+    timesteps: int = typer.Option(20_000_000, min=1, help="learner decisions in total"),
+    seed: int = typer.Option(0, help="seeds the games, the pool draws and torch"),
+    out: Path = typer.Option(Path("runs/selfplay"), help="the run folder"),
+    resume: bool = typer.Option(False, help="continue the run in OUT (its saved settings; "
+                                "only --timesteps and --device apply)"),
+    n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
+    n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
+    batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
+    n_epochs: int = typer.Option(4, min=1, help="PPO epochs per rollout"),
+    learning_rate: float = typer.Option(3e-4, help="Adam learning rate"),
+    gamma: float = typer.Option(0.995, help="discount factor"),
+    gae_lambda: float = typer.Option(0.95, help="GAE lambda"),
+    clip_range: float = typer.Option(0.2, help="PPO clip range"),
+    ent_coef: float = typer.Option(0.01, help="entropy bonus"),
+    ent_coef_final: float = typer.Option(-1.0, help="decay the entropy bonus linearly to this "
+                                         "over the run (-1: no schedule)"),
+    magnet_coef: float = typer.Option(0.0, help="weight of the reverse KL to the magnet "
+                                      "policy (MMD; train/ppo.py)"),
+    magnet_every: int = typer.Option(0, min=0, help="updates between magnet resets to the "
+                                     "current policy (0: the uniform magnet)"),
+    cut_as_loss: bool = typer.Option(False, help="a game still running at the decision limit "
+                                     "counts as a loss (-1) instead of a time limit"),
+    vf_coef: float = typer.Option(0.5, help="value loss weight"),
+    max_grad_norm: float = typer.Option(0.5, help="gradient norm clip"),
+    net_arch: str = typer.Option("256,256", help="hidden layer sizes of the policy and of "
+                                 "the value network"),
+    pool: str = typer.Option("random:0.05,builder:0.25,gold:0.45,self:0.25",
+                             help="opponent pool weights (random, builder, gold, self)"),
+    reward: str = typer.Option("win", help="win, rank or score (machu_env.core.reward_modes)"),
+    snapshot_every: int = typer.Option(1_000_000, min=1, help="steps between snapshots"),
+    max_snapshots: int = typer.Option(8, min=1, help="frozen snapshots kept in the pool"),
+    eval_every: int = typer.Option(500_000, min=1, help="steps between evaluations"),
+    eval_games: int = typer.Option(400, min=1, help="games per opponent per evaluation"),
+    device: str = typer.Option("auto", help="torch device: auto (a GPU if there is one), "
+                               "cpu, cuda..."),
+    precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast; CPUs with bfloat16 "
+                                  "arithmetic)"),
+    threads: int = typer.Option(0, min=0, max=256, help="torch and numba threads (0: their "
+                                "defaults)"),
+    league: bool = typer.Option(False, help="league training: exploiters of the main agent "
+                                "join the pool (train/selfplay.py)"),
+    exploiter_every: int = typer.Option(2_000_000, min=1, help="league: main steps between "
+                                        "exploiters"),
+    exploiter_steps: int = typer.Option(500_000, min=1, help="league: training steps of "
+                                        "each exploiter"),
+    exploiter_share: float = typer.Option(0.5, help="league: the exploiters' share of the "
+                                          "self weight"),
+    max_exploiters: int = typer.Option(4, min=1, help="league: exploiters kept in the pool"),
+    exploit_greedy: bool = typer.Option(False, help="league: exploiters train against the main "
+                                        "agent's deterministic play (as tournaments and "
+                                        "`machu exploit` play it) instead of its sampled play"),
+    init: str = typer.Option("", help="start from this trained policy (ppo-2p-v1, "
+                             "policy:<file>) instead of fresh weights"),
+    ray: str = typer.Option("", metavar="[ADDRESS]", help="play the evaluations against the "
+                            "heuristics as Ray tasks: --ray alone joins or starts a local "
+                            "instance; auto or ray://host:port a cluster (the ray extra)"),
+) -> None:
+    """Self-play or league training (masked PPO) against an opponent pool; see
+    train/selfplay.py."""
+    try:
+        from machu_env.train.selfplay import TrainConfig
+        from machu_env.train.selfplay import train as run_training
+    except ImportError as e:
+        raise typer.BadParameter(f"training needs the train extra ({e}): "
+                                 "pip install 'machu-env[train]'") from None
+    if out.exists() and not out.is_dir():
+        raise typer.BadParameter(f"{out} is a file: give a folder for the run", param_hint="--out")
+    options = dict(locals())
+    options.pop("resume")
+    options.pop("TrainConfig")
+    options.pop("run_training")
+    options["out"] = str(out)
+    try:
+        summary = run_training(TrainConfig(**options), resume=resume)
+    except (ValueError, ImportError) as e:
+        raise typer.BadParameter(str(e)) from None
+    console.print_json(json.dumps(summary))
+
+
+# --- exploit -------------------------------------------------------------------------------------
+def exploit(
+    agent: str = typer.Option(..., help="the agent to probe (any agent name)"),
+    players: int = typer.Option(2, min=2, max=5, help="number of players"),
+    steps: int = typer.Option(1_500_000, min=1, help="exploiter training steps"),
+    seed: int = typer.Option(0, min=0, max=2**32 - 1, help="seeds the games and the learner"),
+    eval_games: int = typer.Option(2000, min=1, help="evaluation games after training (seats "
+                                   "rotated)"),
+    eval_every: int = typer.Option(0, min=0, help="also evaluate (400 games) every this many "
+                                   "steps (0: only at the end)"),
+    eval_at: str = typer.Option("", help="comma-separated steps at which to also play "
+                                "EVAL_GAMES games (1500000 in a 5M-step probe)"),
+    cold: bool = typer.Option(False, help="start the exploiter from fresh weights, not the "
+                              "agent's"),
+    cut_as_loss: bool = typer.Option(False, help="a training game still running at the "
+                                     "decision limit counts as a loss (-1), not as a time "
+                                     "limit: an exploiter can't learn to stall (for --cold)"),
+    reward: str = typer.Option("win", help="the exploiter's training reward: win (+1/-1 at "
+                               "the end) or score (the final score margin: denser, for --cold)"),
+    out: Path = typer.Option(None, help="folder for curve.csv/png, summary.json and the "
+                             "exploiter's agent file"),
+    precision: str = typer.Option("fp32", help="fp32 or bf16"),
+    threads: int = typer.Option(0, min=0, max=256, help="torch and numba threads (0: their "
+                                "defaults)"),
+    n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
+    n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
+    batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
+    trust_pickle: bool = typer.Option(False, help="allow an sb3 .zip policy (runs pickled "
+                                      "code)"),
+    ray: str = typer.Option(None, metavar="[ADDRESS]", help="play the evaluation games as Ray "
+                            "tasks: --ray alone joins or starts a local instance; auto or "
+                            "ray://host:port a cluster (the ray extra)"),
+    workers: int = typer.Option(2, min=1, help="with --ray: evaluation tasks in flight / 4"),
+    sampled: bool = typer.Option(False, help="a trained policy samples its actions (as it "
+                                 "trains) instead of taking the most probable one"),
+) -> None:
+    """Exploitability probe: train an exploiter against AGENT alone, report its win share."""
+    try:
+        from machu_env.train.exploit import exploit as run_exploit
+        from machu_env.train.ppo import PPOSettings, bf16_supported
+    except ImportError as e:
+        raise typer.BadParameter(f"the probe needs the train extra ({e}): "
+                                 "pip install 'machu-env[train]'") from None
+    try:
+        at = tuple(int(x) for x in eval_at.split(",") if x.strip())
+    except ValueError:
+        raise typer.BadParameter(f"give steps as comma-separated integers, like 1500000; got "
+                                 f"{eval_at!r}", param_hint="--eval-at") from None
+    bad = [x for x in at if not 1 <= x <= steps]
+    if bad:
+        raise typer.BadParameter(f"eval_at must be an int in 1..{steps} (within --steps), got "
+                                 f"{bad[0]}", param_hint="--eval-at")
+    if out is not None:
+        refuse_inputs_inside(out, agent_files([agent]), "--out")
+        output_folder(out, "--out")
+    if precision not in ("fp32", "bf16") or (precision == "bf16" and not bf16_supported()):
+        raise typer.BadParameter(f"precision must be fp32 or bf16 (bf16 only on CPUs with "
+                                 f"bfloat16 arithmetic), got {precision!r}",
+                                 param_hint="--precision")
+    if reward not in ("win", "score"):
+        raise typer.BadParameter(f"reward must be win or score, got {reward!r}",
+                                 param_hint="--reward")
+    settings = PPOSettings(n_envs=n_envs, n_steps=n_steps, batch_size=batch_size,
+                           precision=precision, cut_as_loss=cut_as_loss)
+    try:
+        settings.check()
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    from machu_env.train.ppo import set_threads
+
+    set_threads(threads)
+    try:
+        summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
+                              settings, trust_pickle=trust_pickle, ray=ray, workers=workers,
+                              sampled=sampled, cold=cold, eval_at=at, reward=reward)
+    except (ValueError, ImportError) as e:
+        raise typer.BadParameter(str(e)) from None
+    console.print_json(json.dumps(summary))
+
+
+# --- population -----------------------------------------------------------------------------------
+def population(
+    members: str = typer.Option(..., help="comma-separated trained policies (ppo-2p, "
+                                "policy:<file>), 2 to 16"),
+    out: Path = typer.Option(..., help="the population agent file to write (.safetensors)"),
+    players: int = typer.Option(2, min=2, max=5, help="number of players"),
+    games: int = typer.Option(1000, min=1, max=1_000_000, help="games per ordered pair of "
+                              "members (seats rotated)"),
+    seed: int = typer.Option(0, min=0, max=2**32 - 1, help="seeds the games"),
+    min_weight: float = typer.Option(1e-3, min=0.0, max=0.5, help="members below this weight "
+                                     "are dropped (the rest renormalised)"),
+    trust_pickle: bool = typer.Option(False, help="allow sb3 .zip members (runs pickled "
+                                      "code)"),
+    psro: int = typer.Option(0, min=0, max=15, help="PSRO: this many times, train a best "
+                             "response to the mixture and add it (0: none)"),
+    psro_steps: int = typer.Option(1_000_000, min=1, max=10**10, help="PSRO: training steps "
+                                   "of each best response"),
+    threads: int = typer.Option(0, min=0, max=256, help="with --psro: torch and numba threads "
+                                "(0: their defaults)"),
+) -> None:
+    """Nash mixture of a population: measure the members' payoff matrix, solve it, write one
+    agent file that plays them as one agent (train/population.py). With --psro, grow the
+    population by best responses first (PSRO); they are kept in OUT's folder <stem>_psro/."""
+    try:
+        from machu_env.train.population import build
+        from machu_env.train.population import psro as run_psro
+    except ImportError as e:
+        raise typer.BadParameter(f"populations need the train extra ({e}): "
+                                 "pip install 'machu-env[train]'") from None
+    names = [m.strip() for m in members.split(",") if m.strip()]
+    if out.suffix != ".safetensors":
+        raise typer.BadParameter(f"{out}: an agent file ends in .safetensors",
+                                 param_hint="--out")
+    from machu_env.agents import shipped_policies
+
+    shipped = shipped_policies()
+    inputs = agent_files(names) + [shipped[n] for n in names if n in shipped]
+    output_file(out, "--out")  # before the games and the training, not after
+    refuse_overwrite(out, inputs, "--out")
+    if psro:  # the best responses' files: never one of the inputs either
+        folder = out.parent / f"{out.stem}_psro"
+        output_folder(folder, "--out")
+        for k in range(psro):
+            refuse_overwrite(folder / f"br_{k}.safetensors", inputs, "--out")
+    command = " ".join(["machu", *sys.argv[1:]])
+    try:
+        if psro:
+            from machu_env.train.ppo import set_threads
+
+            set_threads(threads)
+            summary = run_psro(names, players, games, out, psro, psro_steps, seed=seed,
+                               min_weight=min_weight, trust_pickle=trust_pickle,
+                               command=command)
+        else:
+            summary = build(names, players, games, out, seed=seed, min_weight=min_weight,
+                            trust_pickle=trust_pickle, command=command)
+    except (ValueError, ImportError) as e:
+        raise typer.BadParameter(str(e)) from None
+    console.print_json(json.dumps(summary))

@@ -1,0 +1,109 @@
+"""The layers of machu_env, read from the code: import-linter's contracts and the picture.
+
+    python scripts/layers.py check      # lint-imports with the contracts of pyproject.toml
+    python scripts/layers.py draw       # rewrite the layer picture in docs/architecture.md
+
+The repository's ``agents/``, ``train/`` and ``benchmarks/`` install as ``machu_env.agents`` etc.
+(pyproject's ``package-dir``): a tool that walks ``machu_env/`` alone would not see them. Both
+commands first lay the sources out as they are installed (a copy in a temporary folder), then
+read that: import-linter checks the contracts, grimp (import-linter's graph) counts the imports
+between layers for the picture, so the picture cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBPACKAGES = ("agents", "train", "benchmarks")  # installed as machu_env.<name>
+DOC = ROOT / "docs" / "architecture.md"
+BEGIN, END = "<!-- layers:begin (scripts/layers.py draw) -->", "<!-- layers:end -->"
+
+
+def installed_layout(folder: Path) -> Path:
+    """Copy the sources into ``folder`` as ``pip install .`` lays them out; the folder."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "checkpoints", "results", "sweeps",
+                                    "static")
+    shutil.copytree(ROOT / "machu_env", folder / "machu_env", ignore=ignore)
+    for name in SUBPACKAGES:
+        shutil.copytree(ROOT / name, folder / "machu_env" / name, ignore=ignore)
+    return folder
+
+
+def layers() -> list[list[str]]:
+    """The layers of the first contract in pyproject.toml, top first (siblings in a list)."""
+    text = (ROOT / "pyproject.toml").read_text()
+    block = text[text.index('type = "layers"'):]
+    block = block[block.index("[") + 1:block.index("]")]
+    return [[m.strip() for m in line.split("|")]
+            for line in re.findall(r'"([^"]+)"', block)]
+
+
+def check() -> int:
+    """Run lint-imports over the installed layout; its exit status."""
+    with tempfile.TemporaryDirectory() as tmp:
+        installed_layout(Path(tmp))
+        env = {**os.environ, "PYTHONPATH": tmp}
+        return subprocess.run(["lint-imports", str(ROOT / "pyproject.toml"),
+                               "--no-cache"], cwd=tmp, env=env).returncode
+
+
+def edges() -> dict[tuple[str, str], int]:
+    """(importer layer, imported layer) -> number of module imports, from the code."""
+    import grimp
+
+    names = [m for row in layers() for m in row]
+    with tempfile.TemporaryDirectory() as tmp:
+        installed_layout(Path(tmp))
+        sys.path.insert(0, tmp)
+        try:
+            graph = grimp.build_graph("machu_env", cache_dir=None)
+        finally:
+            sys.path.remove(tmp)
+
+    def layer(module: str) -> str | None:
+        return next((n for n in names if module == n or module.startswith(n + ".")), None)
+    counts: dict[tuple[str, str], int] = {}
+    for importer in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(importer):
+            a, b = layer(importer), layer(imported)
+            if a and b and a != b:
+                counts[a, b] = counts.get((a, b), 0) + 1
+    return counts
+
+
+def mermaid() -> str:
+    """The layer picture as a Mermaid flowchart: one box per layer, top first, an arrow per
+    pair of layers with imports (labelled with their count)."""
+    short = {m: m.removeprefix("machu_env.") for row in layers() for m in row}
+    lines = ["```mermaid", "flowchart TB"]
+    for k, row in enumerate(layers()):
+        lines.append(f"  subgraph L{k}[\" \"]")
+        lines += [f"    {short[m].replace('_', '')}[{short[m]}]" for m in row]
+        lines.append("  end")
+    for (a, b), n in sorted(edges().items()):
+        lines.append(f"  {short[a].replace('_', '')} -->|{n}| {short[b].replace('_', '')}")
+    lines.append("```")
+    return "\n".join(lines)
+
+
+def draw() -> None:
+    text = DOC.read_text()
+    start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
+    DOC.write_text(text[:start] + "\n" + mermaid() + "\n" + text[stop:])
+
+
+if __name__ == "__main__":
+    command = sys.argv[1] if len(sys.argv) > 1 else "check"
+    if command == "check":
+        sys.exit(check())
+    if command == "draw":
+        draw()
+        sys.exit(0)
+    sys.exit(f"usage: python scripts/layers.py check|draw (got {command!r})")
