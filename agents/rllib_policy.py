@@ -109,7 +109,8 @@ def _converted(module_dir: Path) -> Path:
         module = RLModule.from_checkpoint(str(module_dir.resolve()))
         if not isinstance(module, MaskedActorCritic):
             raise ValueError(f"{module_dir}: an RLlib module of class "
-                             f"{type(module).__name__}, not machu_env.agents.rllib_policy.MaskedActorCritic")
+                             f"{type(module).__name__}, not "
+                             "machu_env.agents.rllib_policy.MaskedActorCritic")
         out.mkdir(parents=True, exist_ok=True)
         export_policy(module, path, {"converted_from": str(module_dir)})
     return path

@@ -1,5 +1,5 @@
 """Record games of the sb3 ``.zip`` agents, so that their data-only conversions can be checked
-move for move (``tests/test_agent_files.py``).
+move for move (``tests/agents/test_agent_files.py``).
 
     python scripts/make_policy_fixture.py OLD_2P.zip OLD_3P.zip tests/data/policy_moves.json
 

@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from machu_env.cli.app import console
+from machu_env.cli.commands import console
 from machu_env.cli.options import (
     agent_files,
     agent_list,

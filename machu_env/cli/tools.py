@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from machu_env.cli.app import console
+from machu_env.cli.commands import console
 from machu_env.cli.options import (
     output_folder,
 )

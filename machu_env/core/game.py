@@ -304,8 +304,7 @@ class Game:
             "deck_size": int(s[L.DECK_COUNT]),
             "game_over": self.is_over,
             "end": self.end,
-            "learning_game": self.learning_game,
-            "scores": self.scores() if self.is_over else None,
+
             "players": [self._player_view(p, player is None or (player != PUBLIC and p == player))
                         for p in range(n)],
         }

@@ -167,7 +167,7 @@ def seed_streams(seed: int, n: int, stream: int = 0) -> np.ndarray:
 
     Each game then runs its own splitmix64 sequence from a random point of the 2**64 cycle; two
     games' sequences overlap with a chance of about (draws per game) / 2**64, and neighbouring
-    games are unrelated (tested in ``tests/test_randomness.py``).
+    games are unrelated (tested in ``tests/engine/test_randomness.py``).
     """
     seq = np.random.SeedSequence(int(seed), spawn_key=(int(stream),))
     return np.random.PCG64(seq).random_raw(int(n)).astype(np.uint64)

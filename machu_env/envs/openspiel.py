@@ -41,7 +41,7 @@ What does not apply: AlphaZero (OpenSpiel's is for 2-player zero-sum perfect-inf
 games), CFR and other tabular solvers (the game tree is far too large), and the C++
 ``pyspiel.ISMCTSBot`` (with open_spiel 2.0.2 its first ``step`` on this Python game ended the
 process with a segmentation fault); OpenSpiel's Python ``ISMCTSBot`` works
-(``tests/test_openspiel.py``; ``evaluate_bots`` needs it to answer ``restart_at``).
+(``tests/envs/test_openspiel.py``; ``evaluate_bots`` needs it to answer ``restart_at``).
 """
 
 from __future__ import annotations

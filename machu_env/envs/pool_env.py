@@ -21,10 +21,10 @@ from machu_env.core.checks import check_decisions
 from machu_env.core.game import DEFAULT_MAX_DECISIONS
 from machu_env.engine import batch as K
 from machu_env.engine.observation import OBS_SIZE
+from machu_env.envs import opponents as O
 from machu_env.envs.sb3 import MachuPicchuVecEnv
 from machu_env.rules import layout as L
 from machu_env.rules.actions import NUM_ACTIONS
-from machu_env.envs import opponents as O
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 

@@ -13,8 +13,8 @@ All ``num_envs`` games live in one batch of flat int32 states and are stepped by
 engine in parallel: no per-game Python objects (``gym.make_vec`` would otherwise wrap one
 single env per game in a ``SyncVectorEnv``). The learner holds one seat per game (fixed with
 ``learner_seat``, or drawn for each new game); the other seats are played inside the batch by
-the ``opponents`` pool (``machu_env/envs/pool_env.py``: ``random``, ``builder`` and ``gold`` in compiled
-code with weights, like ``"random:1"`` or ``"builder:1,gold:3"``; ``set_opponent_policies``
+the ``opponents`` pool (``machu_env/envs/pool_env.py``: ``random``, ``builder`` and ``gold`` in
+compiled code with weights, like ``"random:1"`` or ``"builder:1,gold:3"``; ``set_opponent_policies``
 adds frozen policies, all asked in one batched call per opponent turn).
 
 Conventions (Gymnasium 1.x):
@@ -25,8 +25,9 @@ Conventions (Gymnasium 1.x):
   ``infos["_final_obs"]`` marks which), with ``infos["final_info"]["won"]``.
 * ``infos["action_mask"]`` holds the legal actions of every game's next decision (as the masked
   policies of CleanRL, TorchRL and sb3-contrib need them).
-* rewards are terminal (``reward="win"``, ``"rank"`` or ``"score"``: ``machu_env.core.reward_modes``); a game
-  still running after ``max_decisions`` decisions (all players') or after ``max_learner_steps``
+* rewards are terminal (``reward="win"``, ``"rank"`` or ``"score"``:
+  ``machu_env.core.reward_modes``); a game still running after ``max_decisions`` decisions
+  (all players') or after ``max_learner_steps``
   of the learner's ends with ``truncated`` and reward 0.
 * ``reset(seed=k)`` starts every game from its own stream of seed ``k``; ``reset()`` without a
   seed starts new games from the next streams.

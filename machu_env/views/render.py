@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from machu_env.rules.data import GOODS, PRIEST_KINDS
 
-if TYPE_CHECKING:  # a game is anything with ``view(player)`` (``Game``): the views draw that
+if TYPE_CHECKING:  # a game: anything with Game's view(player) and scores()
     from typing import Protocol
 
     class Game(Protocol):
         def view(self, player: int | str | None = None) -> dict[str, Any]: ...
+
+        def scores(self) -> list[dict[str, Any]]: ...
 
 _SHORT = {"corn_terraces": "corn", "llama_meadow": "llama", "coca_plantation": "coca",
           "potters_quarter": "pottery", "weavers_quarter": "cloth"}  # fmt: skip
@@ -68,7 +70,7 @@ def render_text(game: Game, player: int | str | None = None) -> str:
             f"moon: {', '.join(pv['moon_tiles']) or '-'} | {pv['num_cards']} cards: {cards}"
         )
     if v["game_over"]:
-        for p, sc in enumerate(v["scores"]):
+        for p, sc in enumerate(game.scores()):
             lines.append(
                 f"P{p}: {sc['vp']} VP x{sc['multiplier']} = {sc['score']}  (gold {sc['gold']}, "
                 f"goods units {sc['goods_units']}){'  WINNER' if sc['winner'] else ''}"

@@ -51,11 +51,15 @@ from machu_env.rules.data import (
     TRAIL_LENGTH,
 )
 
-if TYPE_CHECKING:  # a game is anything with ``view(player)`` (``Game``): the views draw that
+if TYPE_CHECKING:  # a game: anything with Game's view(player), scores() and learning_game
     from typing import Protocol
 
     class Game(Protocol):
+        learning_game: bool
+
         def view(self, player: int | str | None = None) -> dict[str, Any]: ...
+
+        def scores(self) -> list[dict[str, Any]]: ...
 
 WIDTH = 1000
 # Okabe–Ito colours that read on white (its yellow is too faint there and close to corn)
@@ -385,9 +389,9 @@ def board_svg(game: Game, player: int | str | None = None,
     right = MAP_X + 5 * CELL_W + 8
     out += _market(v, right, MAP_Y + 10)
     out += _priests(v, right, MAP_Y + 162)
-    out += _time(v, v["learning_game"], right, MAP_Y + 262)
+    out += _time(v, game.learning_game, right, MAP_Y + 262)
     out += _trail(v, TRAIL_Y)
-    scores = v["scores"]
+    scores = game.scores() if v["game_over"] else None  # public at the end (R9)
     for p in range(n):
         out += _panel(v, p, scores, PANELS_Y + PANEL_H * p)
     out.append("</svg>")

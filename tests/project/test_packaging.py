@@ -54,7 +54,7 @@ def test_an_edited_constant_takes_effect_without_clearing_the_cache(tmp_path):
 
     before = run()
     assert before["file"].startswith(str(copy))
-    data = copy / "data.py"
+    data = copy / "rules" / "data.py"
     text = data.read_text()
     assert "CARD_GOLD" in text
     data.write_text(text + "\nCARD_GOLD = CARD_GOLD + 10\n")

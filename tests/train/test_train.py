@@ -17,9 +17,9 @@ from machu_env import Game  # noqa: E402
 from machu_env.agents import make_agent  # noqa: E402
 from machu_env.cli import app  # noqa: E402
 from machu_env.core.errors import OpponentError  # noqa: E402
+from machu_env.envs import opponents as O  # noqa: E402
 from machu_env.envs.pool_env import PoolVecEnv, parse_pool  # noqa: E402
 from machu_env.rules import layout as L  # noqa: E402
-from machu_env.envs import opponents as O  # noqa: E402
 from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
 
 
@@ -329,7 +329,7 @@ def test_export_writes_an_agent_file_and_converts_zips_only_when_trusted(tmp_pat
 def test_machu_train_defaults_are_the_documented_config_defaults():
     from machu_env import cli
 
-    params = inspect.signature(cli.train).parameters
+    params = inspect.signature(cli.training.train).parameters
     for name, value in TrainConfig().__dict__.items():
         default = params[name].default.default
         assert str(default) == str(value), name

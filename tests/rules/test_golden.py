@@ -8,7 +8,7 @@ import pytest
 
 from machu_env.core.golden import GOLDEN_GAMES, golden_name, playthrough_text
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 
 
 @pytest.mark.parametrize(("n", "seed", "learning"), GOLDEN_GAMES)

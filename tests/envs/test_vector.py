@@ -125,7 +125,7 @@ def test_the_single_file_ppo_example_trains_and_saves_an_agent_file(tmp_path):
     from machu_env import Game
     from machu_env.agents import make_agent
 
-    path = Path(__file__).parents[1] / "examples" / "ppo_vector.py"
+    path = Path(__file__).parents[2] / "examples" / "ppo_vector.py"
     spec = importlib.util.spec_from_file_location("ppo_vector", path)
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)

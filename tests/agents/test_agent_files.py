@@ -19,7 +19,7 @@ from machu_env.agents import make_agent, policy_file, shipped_policies  # noqa: 
 from machu_env.agents.policy import PolicyAgent  # noqa: E402
 from machu_env.rules.actions import notation  # noqa: E402
 
-MOVES = Path(__file__).parent / "data" / "policy_moves.json"
+MOVES = Path(__file__).parents[1] / "data" / "policy_moves.json"
 
 
 def test_shipped_agents_play_the_moves_of_the_sb3_zips_they_came_from():

@@ -1,0 +1,64 @@
+"""The layout shows the architecture (issue #35): layers as folders whose imports only go down
+(import-linter's contracts, run over the sources as they install), the picture in
+docs/architecture.md drawn from the code, small modules with names that do not collide."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import layers  # noqa: E402
+
+pytest.importorskip("importlinter")
+SOURCES = [ROOT / "machu_env", ROOT / "agents", ROOT / "train"]
+
+
+def _lint(folder: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    return subprocess.run([shutil.which("lint-imports") or "lint-imports",
+                           str(ROOT / "pyproject.toml"), "--no-cache"], cwd=folder, env=env,
+                          capture_output=True, text=True)
+
+
+def test_the_import_contracts_hold():
+    with tempfile.TemporaryDirectory() as tmp:
+        result = _lint(layers.installed_layout(Path(tmp)))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def test_an_upward_import_breaks_the_contract():
+    """The contracts fail by themselves on a change that imports upwards."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = layers.installed_layout(Path(tmp))
+        rng = folder / "machu_env" / "engine" / "rng.py"
+        rng.write_text(rng.read_text() + "\nimport machu_env.web  # an upward import\n")
+        result = _lint(folder)
+    assert result.returncode != 0
+    assert "machu_env.engine.rng -> machu_env.web" in result.stdout
+
+
+def test_the_architecture_picture_is_drawn_from_the_code():
+    text = layers.DOC.read_text()
+    drawn = text[text.index(layers.BEGIN) + len(layers.BEGIN):text.index(layers.END)].strip()
+    assert drawn == layers.mermaid(), "run: python scripts/layers.py draw"
+
+
+def test_few_top_level_modules_small_modules_and_no_name_twice():
+    top = sorted(p.name for p in (ROOT / "machu_env").glob("*.py"))
+    assert len(top) <= 10, top
+    files = [p for root in SOURCES for p in root.rglob("*.py")]
+    long = {str(p.relative_to(ROOT)): n for p in files
+            if (n := len(p.read_text().splitlines())) > 450}
+    assert not long, long
+    names = [p.name for p in files if p.name != "__init__.py"]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})

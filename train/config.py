@@ -1,0 +1,176 @@
+"""A training run's settings (``TrainConfig``: every ``machu train`` option), its history file,
+its learning curve and the policy ``--init`` names."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from machu_env.agents import policy_file
+from machu_env.core.checks import check_int
+from machu_env.core.reward_modes import check_reward_mode
+from machu_env.envs.pool_env import parse_pool
+from machu_env.train.ppo import (
+    MAX_THREADS,
+    PPOSettings,
+)
+
+EVAL_OPPONENTS = ("random", "builder", "gold")
+
+
+def read_history(path: Path) -> list[dict[str, float]]:
+    """A run's ``history.csv`` (one row per evaluation); ValueError naming the file and the row
+    for a short or malformed row."""
+    rows = []
+    with path.open(newline="") as f:
+        for line, row in enumerate(csv.DictReader(f), start=2):
+            try:
+                rows.append({k: int(v) if k == "timesteps" else float(v)
+                             for k, v in row.items()})
+            except (TypeError, ValueError):
+                raise ValueError(f"{path}, line {line}: not a row of numbers with every column "
+                                 f"of the header (got {dict(row)!r:.120})") from None
+    return rows
+
+
+@dataclass
+class TrainConfig(PPOSettings):
+    """Everything a run depends on (saved as ``config.json``): the algorithm's ``PPOSettings``
+    and the run's own. The defaults are the settings of the shipped 2-player v1 run (which set
+    ``timesteps`` to 10M; the 3-player v1 run used ``reward="score"``)."""
+
+    players: int = 2
+    timesteps: int = 20_000_000
+    seed: int = 0
+    out: str = "runs/selfplay"
+    net_arch: str = "256,256"
+    pool: str = "random:0.05,builder:0.25,gold:0.45,self:0.25"
+    reward: str = "win"
+    snapshot_every: int = 1_000_000
+    max_snapshots: int = 8
+    eval_every: int = 500_000
+    eval_games: int = 400
+    device: str = "auto"
+    threads: int = 0
+    league: bool = False
+    exploiter_every: int = 2_000_000
+    exploiter_steps: int = 500_000
+    exploiter_share: float = 0.5
+    max_exploiters: int = 4
+    exploit_greedy: bool = False
+    init: str = ""
+    ray: str = ""  # "" or a Ray address: the evaluations against the heuristics run as Ray tasks
+
+    def check(self) -> None:
+        """Clear errors for impossible settings (before anything is built)."""
+        for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
+        super().check()
+        check_int("players", self.players, 2, 5)
+        check_int("seed", self.seed, 0, 2**32 - 1)
+        for name in ("timesteps", "snapshot_every", "max_snapshots", "eval_every", "eval_games",
+                     "exploiter_every", "exploiter_steps", "max_exploiters"):
+            check_int(name, getattr(self, name), 1, None)
+        check_int("threads", self.threads, 0, MAX_THREADS)
+        for name in ("league", "exploit_greedy"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        v = self.exploiter_share
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
+            raise ValueError(f"exploiter_share must be a number in [0, 1], got {v!r}")
+        self.layers()
+        parse_pool(self.pool)
+        check_reward_mode(self.reward)
+        if not re.fullmatch(r"auto|cpu|mps|cuda(:\d{1,3})?", self.device):
+            raise ValueError(f"device must be auto, cpu, cuda, cuda:<n> or mps, "
+                             f"got {self.device!r}")
+
+    def layers(self) -> list[int]:
+        try:
+            sizes = [int(x) for x in self.net_arch.split(",")]
+        except ValueError:
+            sizes = []
+        if (not sizes or min(sizes) < 1 or max(sizes) > policy_file.MAX_WIDTH
+                or len(sizes) > policy_file.MAX_LAYERS):
+            raise ValueError(f"net_arch must be 1..{policy_file.MAX_LAYERS} comma-separated "
+                             f"layer sizes in 1..{policy_file.MAX_WIDTH}, like 256,256; got "
+                             f"{self.net_arch!r}")
+        return sizes
+
+    @classmethod
+    def load(cls, path: Path) -> TrainConfig:
+        """A run's saved settings, each checked for its type (a ``"2"`` where a number belongs
+        is refused, naming the setting and the file)."""
+        try:
+            data = json.loads(path.read_text()[:1_000_000])
+        except (OSError, ValueError, RecursionError) as e:  # ValueError: not JSON, huge ints
+            raise ValueError(f"{path}: not a readable run config ({e})") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: a run config is a JSON object")
+        values = {}
+        for f in fields(cls):
+            if f.name not in data:
+                continue
+            v, kind = data[f.name], type(f.default)
+            if kind is bool:
+                ok = isinstance(v, bool)
+            elif kind is float:
+                ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+            else:
+                ok = isinstance(v, kind) and not isinstance(v, bool)
+            if not ok:
+                raise ValueError(f"{path}: setting {f.name!r} must be a {kind.__name__}, got "
+                                 f"{v!r}")
+            values[f.name] = kind(v)
+        config = cls(**values)
+        try:
+            config.check()
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+        return config
+
+
+def init_path(init: str) -> Path:
+    """The agent file ``--init`` names: a shipped agent (``ppo-2p-v1``), ``policy:<file>`` or
+    a path to a ``.safetensors`` agent file."""
+    from machu_env.agents import shipped_policies
+
+    shipped = shipped_policies()
+    if init in shipped:
+        return shipped[init]
+    path = Path(init.split(":", 1)[1] if init.startswith("policy:") else init)
+    if path.suffix != policy_file.SUFFIX or not path.is_file():
+        raise ValueError(f"init {init!r} is neither a shipped agent ({', '.join(shipped)}) nor "
+                         f"an existing {policy_file.SUFFIX} agent file")
+    return path
+
+
+def plot_curve(history: list[dict[str, float]], path: Path, config: TrainConfig) -> Path:
+    """A run's learning curve: win share against each heuristic (and the worst exploiter of
+    a league) over training steps, written to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [r["timesteps"] for r in history]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name in (*EVAL_OPPONENTS, "worst_exploiter"):
+        if any(f"win_vs_{name}" in r for r in history):
+            ax.plot(steps, [r.get(f"win_vs_{name}", float("nan")) for r in history],
+                    marker="o", ms=3, label=f"vs {name.replace('_', ' ')}")
+    ax.axhline(1 / config.players, color="grey", lw=0.8, ls="--", label="break-even")
+    kind = "league" if config.league else "self-play"
+    ax.set(xlabel="training steps (learner decisions)", ylabel="win share", ylim=(0, 1),
+           title=f"masked PPO {kind}, {config.players} players, "
+                 f"{config.eval_games} games per point")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
