@@ -1,12 +1,12 @@
-"""The ``machu`` command: play, tournament, replay, serve, train, exploit, population, bench,
-rules, cache — one module per group of commands (``playing``, ``evaluating``, ``serving``,
-``training``, ``tools``) over shared option checks (``options``) and one Typer app (``commands``).
+"""The ``machu`` command: play, tournament, analyze, replay, serve, train, exploit, population,
+bench, rules, cache — one module per group of commands (``playing``, ``evaluating``,
+``serving``, ``training``, ``tools``) over shared option checks (``options``) and one Typer app
+(``commands``).
 
 Bad input never shows a traceback: every command prints one line, ``machu <command>: error:
 ...``, to stderr and exits with status 2 (``MACHU_DEBUG=1`` shows the traceback). Text that is
 not ours (paths, agent names, records, what a player types) is printed without rich markup.
 """
-
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import typer
 from machu_env.cli import evaluating, playing, serving, tools, training
 from machu_env.cli.commands import app, err_console
 
-for command in (playing.play, evaluating.tournament, playing.replay, serving.serve,
+for command in (playing.play, evaluating.tournament, evaluating.analyze, playing.replay,
+                serving.serve,
                 training.train, training.exploit, training.population, tools.bench, tools.rules,
                 tools.cache):  # (the order of `machu --help`)
     app.command()(command)

@@ -1,4 +1,5 @@
-"""``machu tournament``: agents against each other, every seating, with ratings."""
+"""``machu tournament`` (agents against each other, every seating, with ratings) and ``machu
+analyze`` (why they won: statistics of the tournament's records)."""
 
 from __future__ import annotations
 
@@ -69,4 +70,35 @@ def tournament(
         raise typer.BadParameter(str(e)) from None
     console.print(format_table(summary), highlight=False)
     paths = write_outputs(summary, out)
+    console.print("wrote " + ", ".join(str(p) for p in paths))
+
+
+# --- analyze -------------------------------------------------------------------------------------
+def analyze(
+    records: Path = typer.Argument(..., help="a folder of game records (machu tournament "
+                                   "--records writes OUT/records)"),
+    out: Path = typer.Option(None, help="folder for analysis.json and analysis.png (default: "
+                             "RECORDS/../analysis)"),
+) -> None:
+    """Why an agent wins or loses: per agent and per pairing, win share, endings, VP by icon,
+    gold and multipliers, decisions by kind (sacrifices, summits, Sun Clock...), game length,
+    and whether the most gold or the most VP decided the games."""
+    from machu_env.agents.analysis import analyze as run_analysis
+    from machu_env.agents.analysis import write
+
+    out = out if out is not None else records.parent / "analysis"
+    refuse_inputs_inside(out, [records / "x.json"], "--out")
+    output_folder(out, "--out")
+    summary = run_analysis(records)  # ValueError naming the bad file: one line
+    for name, pairing in summary["pairings"].items():
+        gold = pairing["gold_leader_won"]
+        console.print(f"{name}: {pairing['games']} games, endings {pairing['endings']}, "
+                      f"the most gold won {'-' if gold is None else f'{100 * gold:.0f} %'}")
+        for agent, a in pairing["agents"].items():
+            d = a["decisions"]
+            console.print(f"  {agent}: wins {100 * a['win_share']:.1f} %, gold {a['gold']:.1f},"
+                          f" VP {a['vp']:.1f}, summits {d['summit']:.1f}, sacrifices "
+                          f"{d['sacrifice']:.1f}, Sun Clock {d['sunclock']:.1f}, "
+                          f"acquisitions {d['acquire']:.1f}")
+    paths = write(summary, out)
     console.print("wrote " + ", ".join(str(p) for p in paths))
