@@ -8,5 +8,6 @@ from rich.console import Console
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   pretty_exceptions_enable=False,
                   help="The Princes of Machu Picchu: play, run tournaments, replay, benchmark.")
-console = Console(markup=False, highlight=False)  # no markup in text that is not ours
+console = Console(markup=False, highlight=False, soft_wrap=True)  # no markup in text that is
+# not ours; no wrapping: a log file or CI gets whole lines (a table never wraps at 80 columns)
 err_console = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)

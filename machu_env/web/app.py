@@ -14,7 +14,7 @@ from machu_env.core.records import game_record
 from machu_env.views.replay_html import packed_replay
 from machu_env.web.catalog import AgentCatalog, policy_hint
 from machu_env.web.limits import Limits
-from machu_env.web.sessions import Saved, Session, load_saved, new_session
+from machu_env.web.sessions import JS_SAFE_INT, Saved, Session, load_saved, new_session
 from machu_env.web.store import BadRequest, GameStore
 
 STATIC = Path(__file__).parent / "static"
@@ -230,7 +230,10 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
 
         def frames():
             try:
-                return packed_replay(data)
+                out = packed_replay(data)
+                if isinstance(out["seed"], int) and out["seed"] > JS_SAFE_INT:
+                    out["seed"] = str(out["seed"])  # (JSON.parse would round it)
+                return out
             except ValueError as e:
                 raise BadRequest(str(e)[:500]) from None
             finally:

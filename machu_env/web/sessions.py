@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from machu_env.core.checks import MAX_SEED, check_int
+from machu_env.core.checks import check_int
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 from machu_env.core.positions import redealt
 from machu_env.rules.actions import visible_notation
@@ -24,6 +24,9 @@ from machu_env.web.words import describe
 
 log = logging.getLogger("machu_env.web")
 GAME_KEYS = ("num_players", "seat", "opponents", "seed", "record", "at", "save")
+# the largest integer a browser's JSON.parse keeps exact (Number.MAX_SAFE_INTEGER): every seed
+# of a web game, and so of its record, stays below it
+JS_SAFE_INT = 2**53 - 1
 
 
 @dataclass
@@ -144,7 +147,7 @@ def parse_new_game(body: Any) -> tuple[int, int | None, list[str], int | None]:
             seat = check_int("seat", seat, 0, n - 1)
         seed = body.get("seed")
         if seed is not None:
-            check_int("seed", seed, 0, MAX_SEED)
+            check_int("seed", seed, 0, JS_SAFE_INT)
     except ValueError as e:
         raise BadRequest(str(e)[:300]) from None
     opponents = body.get("opponents", "random")
@@ -161,7 +164,8 @@ def parse_new_game(body: Any) -> tuple[int, int | None, list[str], int | None]:
 
 def new_session(body: Any, catalog: AgentCatalog | None = None,
                 limits: Limits | None = None) -> Session:
-    """A new game from a client's options. A server-drawn seed (64 bits, never sent) and the
+    """A new game from a client's options. A server-drawn seed (53 bits: a browser reads the
+    record's seed exactly; never sent before the end) and the
     agents' seeds are independent draws; with a client's seed, the agents' seeds follow it
     (the client knows the seed already). With ``record`` (a game record the client holds) and
     ``at`` (k), the game is that record's after its first k decisions: a branch, played on
@@ -191,7 +195,7 @@ def new_session(body: Any, catalog: AgentCatalog | None = None,
         session = Session(redealt(prefix.game, seat), seat, names, agents, limits.decisions)
         session.days = prefix.days
         return session
-    game = Game(n, seed=draw(MAX_SEED + 1) if seed is None else seed)
+    game = Game(n, seed=draw(JS_SAFE_INT + 1) if seed is None else seed)
     return Session(game, seat, names, agents, limits.decisions)
 
 

@@ -305,3 +305,12 @@ def test_policy_agent_loads_a_trained_model_and_plays(tmp_path):
     (tmp_path / "junk.safetensors").write_bytes(b"not a policy")
     with pytest.raises(ValueError, match="is not a safetensors file"):
         make_agent(f"policy:{tmp_path / 'junk.safetensors'}")
+
+
+def test_the_tournament_table_does_not_wrap_in_a_log(tmp_path, capsys):
+    """Issue #37: printed to a file or CI (not a terminal), no line is cut at 80 columns."""
+    assert main(["tournament", "--agents", "random,builder", "--players", "2", "--games", "2",
+                 "--workers", "1", "--no-progress", "--out", str(tmp_path / "t")]) in (0, None)
+    lines = capsys.readouterr().out.splitlines()
+    head = next(line for line in lines if line.startswith("2 games, 2 players"))
+    assert head.endswith("decisions/game") and len(head) > 80

@@ -123,7 +123,8 @@ def test_an_html_replay_steps_with_the_arrow_keys(tmp_path, browser):
     assert "winner" in browser.find_element(By.ID, "result").text
 
 
-def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, tmp_path):
+@pytest.mark.parametrize("seed", [5, 3661995451541600665])  # (above 2**53: issue #37, item 1)
+def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, tmp_path, seed):
     import json
     import random
 
@@ -132,7 +133,7 @@ def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, t
     from machu_env import Game
     from machu_env.core.records import game_record
 
-    game, rnd = Game(2, seed=5), random.Random(5)
+    game, rnd = Game(2, seed=seed), random.Random(5)
     while not game.is_over:
         game.play(rnd.choice(game.legal_action_ids()))
     path = tmp_path / "game.json"

@@ -649,3 +649,26 @@ def test_an_agents_failure_shows_no_legal_action(client):
                             json={"action": state["legal"][0]["id"]}).json()
     assert state["error"] and "failed (ValueError)" in state["error"]
     assert "legal" not in state["error"] and "return" not in state["error"]
+
+
+def test_every_integer_the_page_reads_survives_javascript(client):
+    """Issue #37, item 1: a server-drawn seed stays below 2**53, so a record downloaded from the
+    app replays after a browser's JSON.parse (every number a double); a client's seed above it
+    is refused, and a replayed record's larger seed is answered as a string."""
+    state = _to_the_end(client, client.post("/api/games", json={"opponents": "random"}).json())
+    text = client.get(f"/api/games/{state['id']}/record").text
+    record = json.loads(text)
+    record["options"]["seed"] = int(float(record["options"]["seed"]))  # a double, as JS reads
+    assert replay(record).scores() == state["scores"]
+    seeds = [client.app.state.games.get(client.post("/api/games", json={"opponents": "random"})
+                                        .json()["id"]).game.seed for _ in range(20)]
+    assert max(seeds) < 2**53 and len(set(seeds)) == 20
+    r = client.post("/api/games", json={"opponents": "random", "seed": 2**53})
+    assert r.status_code == 400 and "seed must be an int in 0..9007199254740991" in r.text
+    big = Game(2, seed=3661995451541600665)
+    big.play(big.legal_action_ids()[0])
+    from machu_env.core.records import game_record
+
+    r = client.post("/api/replay", content=json.dumps(game_record(big)),
+                    headers={"content-type": "application/json"})
+    assert r.json()["seed"] == "3661995451541600665"
