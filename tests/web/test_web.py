@@ -661,8 +661,8 @@ def test_every_integer_the_page_reads_survives_javascript(client):
     record["options"]["seed"] = int(float(record["options"]["seed"]))  # a double, as JS reads
     assert replay(record).scores() == state["scores"]
     seeds = [client.app.state.games.get(client.post("/api/games", json={"opponents": "random"})
-                                        .json()["id"]).game.seed for _ in range(20)]
-    assert max(seeds) < 2**53 and len(set(seeds)) == 20
+                                        .json()["id"]).game.seed for _ in range(15)]
+    assert max(seeds) < 2**53 and len(set(seeds)) == 15  # (a client runs 16 at most)
     r = client.post("/api/games", json={"opponents": "random", "seed": 2**53})
     assert r.status_code == 400 and "seed must be an int in 0..9007199254740991" in r.text
     big = Game(2, seed=3661995451541600665)
