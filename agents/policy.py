@@ -99,7 +99,9 @@ class PolicyAgent:
     def _probabilities(self, net, game: Game, temperature: float = 1.0) -> np.ndarray:
         import torch
 
-        obs = torch.as_tensor(game.observation(game.current_player), device=self.device)
+        version = F.observation_version(net.config)  # v1 or v2, as the file's network reads
+        obs = torch.as_tensor(game.observation(game.current_player, version),
+                              device=self.device)
         mask = torch.as_tensor(game.action_mask().astype(bool), device=self.device)
         with torch.no_grad():
             return net.probabilities(obs.unsqueeze(0), mask.unsqueeze(0),

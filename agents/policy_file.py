@@ -47,7 +47,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from machu_env.engine.observation import OBS_SIZE
+from machu_env.engine.observation import OBS_SIZE, OBS_SIZES, OBS_V2_SIZE
 from machu_env.rules.actions import NUM_ACTIONS
 
 FORMAT = "machu-env-policy"
@@ -94,10 +94,11 @@ def check_config(config: Any, where: str) -> dict[str, Any]:
         raise ValueError(f"{where}: config's obs_size and num_actions must be integers "
                          f"({OBS_SIZE} and {NUM_ACTIONS}), got {sizes[0]!r:.20} and "
                          f"{sizes[1]!r:.20}")
-    if config.get("obs_size") != OBS_SIZE or config.get("num_actions") != NUM_ACTIONS:
+    if config.get("obs_size") not in OBS_SIZES.values() or config.get("num_actions") != \
+            NUM_ACTIONS:
         raise ValueError(f"{where}: the policy is for observations of {config.get('obs_size')} "
                          f"values and {config.get('num_actions')} actions; machu-env has "
-                         f"{OBS_SIZE} and {NUM_ACTIONS}")
+                         f"{OBS_SIZE} (observation v1) or {OBS_V2_SIZE} (v2) and {NUM_ACTIONS}")
     for head in ("pi", "vf"):
         sizes = config.get(head)
         ok = (isinstance(sizes, list) and 1 <= len(sizes) <= MAX_LAYERS
@@ -377,8 +378,14 @@ def _torch_module():
     return PolicyNet
 
 
-def net_config(layers: list[int], activation: str = "tanh") -> dict[str, Any]:
-    return {"obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "pi": list(layers),
+def observation_version(config: dict[str, Any]) -> int:
+    """The observation version a policy of this config reads (1 or 2), from its input size."""
+    return next(v for v, size in OBS_SIZES.items() if size == config["obs_size"])
+
+
+def net_config(layers: list[int], activation: str = "tanh",
+               observation: int = 1) -> dict[str, Any]:
+    return {"obs_size": OBS_SIZES[observation], "num_actions": NUM_ACTIONS, "pi": list(layers),
             "vf": list(layers), "activation": activation}
 
 
@@ -396,6 +403,26 @@ def new_net(config: dict[str, Any], seed: int):
                 torch.nn.init.orthogonal_(layer.weight, gain=gain)
                 layer.bias.data.fill_(0.0)
     return net
+
+
+def widen_input(net, observation: int):
+    """A copy of ``net`` that reads observation version ``observation`` (2 over 1: its first
+    layers get zero weights for the new inputs), so it plays exactly as ``net`` did until
+    training gives the new inputs a use."""
+    import torch
+
+    config = {**net.config, "obs_size": OBS_SIZES[observation]}
+    if config["obs_size"] < net.config["obs_size"]:
+        raise ValueError("a policy can be widened to a longer observation, not narrowed")
+    wide = _torch_module()(config)
+    state = {k: v.clone() for k, v in net.state_dict().items()}
+    for head in ("policy_net", "value_net"):
+        key = f"mlp_extractor.{head}.0.weight"
+        w = state[key]
+        state[key] = torch.cat([w, torch.zeros(w.shape[0], config["obs_size"] - w.shape[1],
+                                               dtype=w.dtype)], dim=1)
+    wide.load_state_dict(state)
+    return wide
 
 
 def build_net(tensors, config: dict[str, Any]):

@@ -35,7 +35,7 @@ import numpy as np
 from machu_env.agents.rollout import check_budget_seconds, head_values, play_out
 from machu_env.core.game import Game
 from machu_env.engine.flow import advance, step
-from machu_env.engine.observation import OBS_SIZE, encode
+from machu_env.engine.observation import encode
 from machu_env.engine.redeal import redeal
 from machu_env.engine.rng import seed_state
 from machu_env.engine.scoring import SC_WINNER, final_scores
@@ -81,7 +81,7 @@ class SearchAgent:
         self._states = np.zeros((batch, L.STATE_SIZE), np.int32)
         self._bufs = np.zeros((batch, NUM_ACTIONS), np.int32)
         self._counts = np.zeros(batch, np.int32)
-        self._obs = np.zeros((batch, OBS_SIZE), np.float32)
+        self._obs = np.zeros((batch, int(net.config["obs_size"])), np.float32)  # v1 or v2
         self._masks = np.zeros((batch, NUM_ACTIONS), np.bool_)
 
     # --- network --------------------------------------------------------------------------------
@@ -89,7 +89,7 @@ class SearchAgent:
         """(logits, values) for the decider of each state, in one forward pass."""
         import torch
 
-        obs = np.empty((len(states), OBS_SIZE), np.float32)
+        obs = np.empty((len(states), self._obs.shape[1]), np.float32)
         for k, s in enumerate(states):
             encode(s, s[L.DECIDER], obs[k])
         with torch.no_grad():

@@ -30,9 +30,10 @@ import numpy as np
 from numba import njit
 
 from machu_env.agents.base import check_seconds
+from machu_env.agents.policy_file import observation_version
 from machu_env.core.game import Game
 from machu_env.engine.flow import step
-from machu_env.engine.observation import OBS_SIZE, encode
+from machu_env.engine.observation import encode
 from machu_env.engine.redeal import redeal
 from machu_env.engine.rng import seed_state
 from machu_env.engine.scoring import SC_WINNER, final_scores
@@ -189,7 +190,7 @@ class RolloutAgent:
         self._states = np.zeros((rows, L.STATE_SIZE), np.int32)
         self._bufs = np.zeros((rows, NUM_ACTIONS), np.int32)
         self._counts = np.zeros(rows, np.int32)
-        self._obs = np.zeros((rows, OBS_SIZE), np.float32)
+        self._obs = np.zeros((rows, int(net.config["obs_size"])), np.float32)  # v1 or v2
         self._masks = np.zeros((rows, NUM_ACTIONS), np.bool_)
         self._scores = np.zeros((5, 6), np.int32)
 
@@ -197,7 +198,8 @@ class RolloutAgent:
         """The candidate actions, most probable first."""
         import torch
 
-        obs = torch.from_numpy(game.observation(game.current_player)[None].astype(np.float32))
+        version = observation_version(self.net.config)
+        obs = torch.from_numpy(game.observation(game.current_player, version)[None])
         mask = torch.from_numpy(game.action_mask().astype(bool)[None])
         with torch.no_grad():
             every = self.net.probabilities(obs, mask)[0].numpy()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
+import numpy as np
+
 from machu_env import Game
 from machu_env.core.game import _refresh
 from machu_env.rules import layout as L
-from machu_env.rules.data import DISTRICTS, GOODS, PRIEST_KINDS
+from machu_env.rules.data import DISTRICTS, GOODS, NUM_CARDS, PRIEST_KINDS
 
 
 def goods(game: Game, p: int) -> dict[str, int]:
@@ -100,3 +104,28 @@ def check_invariants(game: Game) -> None:
         legal = game.legal_action_ids()
         assert len(legal) >= 2 and len(set(legal)) == len(legal)  # R12.2
         assert legal == sorted(legal)
+
+
+def hidden_permuted(game: Game, rng: random.Random) -> Game:
+    """A copy of ``game`` whose hidden cards (for the deciding player) are dealt differently:
+    the other hands and the deck, but for the cards the decider put at the bottom of the deck
+    itself (``P_RETURNED``: it knows where they are, R10.2), which stay in place."""
+    g = game.clone()
+    s, p, n = g._s, g.current_player, g.num_players
+    known = int(s[L.player_base(p) + L.P_RETURNED])
+    hands = {q: int(s[L.player_base(q) + L.P_HAND]) for q in range(n) if q != p}
+    deck = [int(s[L.DECK + (s[L.DECK_TOP] + i) % NUM_CARDS]) for i in range(s[L.DECK_COUNT])]
+    pool = [c for q in hands for c in range(NUM_CARDS) if hands[q] >> c & 1]
+    pool += [c for c in deck if not known >> c & 1]
+    rng.shuffle(pool)
+    for q, mask in hands.items():
+        size = bin(mask).count("1")
+        s[L.player_base(q) + L.P_HAND] = sum(1 << c for c in pool[:size])
+        pool = pool[size:]
+    s[L.DECK : L.DECK + len(deck)] = [c if known >> c & 1 else pool.pop() for c in deck]
+    s[L.DECK_TOP] = 0
+    _refresh(g)
+    assert g.legal_action_ids() == game.legal_action_ids()
+    for version in (1, 2):
+        assert np.array_equal(g.observation(p, version), game.observation(p, version))
+    return g

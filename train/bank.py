@@ -120,7 +120,8 @@ class PolicyBank:
         import torch
 
         which = np.asarray(which, dtype=np.int64)
-        logits = self.logits(np.asarray(obs, dtype=np.float32), which)
+        obs = np.asarray(obs, dtype=np.float32)[:, :self.config["obs_size"]]  # v1 reads a prefix
+        logits = self.logits(obs, which)
         mask = torch.from_numpy(np.asarray(masks, dtype=np.bool_))
         t = self.temperatures[torch.from_numpy(which)]
         scaled = logits / torch.where(t > 0, t, torch.ones_like(t))[:, None]

@@ -62,6 +62,7 @@ class TrainConfig(PPOSettings):
     max_exploiters: int = 4
     exploit_greedy: bool = False
     init: str = ""
+    observation: int = 1  # the observation version: 1, or 2 (with the race for the gold majority)
     ray: str = ""  # "" or a Ray address: the evaluations against the heuristics run as Ray tasks
 
     def check(self) -> None:
@@ -76,6 +77,7 @@ class TrainConfig(PPOSettings):
                      "exploiter_every", "exploiter_steps", "max_exploiters"):
             check_int(name, getattr(self, name), 1, None)
         check_int("threads", self.threads, 0, MAX_THREADS)
+        check_int("observation", self.observation, 1, 2)
         for name in ("league", "exploit_greedy"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")

@@ -35,16 +35,16 @@ import numpy as np
 
 from machu_env.agents.policy_file import net_config, new_net  # noqa: F401  (re-exported)
 from machu_env.core.checks import check_int
-from machu_env.engine.observation import OBS_SIZE
+from machu_env.engine.observation import OBS_SIZE, OBS_V2_SIZE
 from machu_env.rules.actions import NUM_ACTIONS
 
 PRECISIONS = ("fp32", "bf16")
 MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
 
 
-def rollout_bytes(n_steps: int, n_envs: int) -> int:
+def rollout_bytes(n_steps: int, n_envs: int, obs_size: int = OBS_V2_SIZE) -> int:
     """The bytes of ``Rollout(n_steps, n_envs)`` (observations, masks, actions, values...)."""
-    per_row = OBS_SIZE * 4 + NUM_ACTIONS + 4 + 4  # obs, masks, values, starts (T + 1 rows)
+    per_row = obs_size * 4 + NUM_ACTIONS + 4 + 4  # obs, masks, values, starts (T + 1 rows)
     return (n_steps + 1) * n_envs * per_row + n_steps * n_envs * (8 + 4 + 4)
 
 
@@ -152,11 +152,11 @@ def masked_logits(logits, masks):
 class Rollout:
     """Preallocated rollout tensors, ``(n_steps, n_envs, ...)``; numpy views for the engine."""
 
-    def __init__(self, n_steps: int, n_envs: int) -> None:
+    def __init__(self, n_steps: int, n_envs: int, obs_size: int = OBS_SIZE) -> None:
         import torch
 
         T, N = n_steps, n_envs
-        self.obs = torch.zeros((T + 1, N, OBS_SIZE))
+        self.obs = torch.zeros((T + 1, N, obs_size))
         self.masks = torch.zeros((T + 1, N, NUM_ACTIONS), dtype=torch.bool)
         self.actions = torch.zeros((T, N), dtype=torch.long)
         self.logp = torch.zeros((T, N))
@@ -187,7 +187,7 @@ class PPO:
         self.s = settings
         self.optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(int(seed))
-        self.buffer = Rollout(settings.n_steps, settings.n_envs)
+        self.buffer = Rollout(settings.n_steps, settings.n_envs, int(net.config["obs_size"]))
         self.num_timesteps = 0
         self.n_updates = 0
         self.progress = 0.0  # the run's share done (the trainer sets it): the entropy schedule
@@ -354,6 +354,7 @@ class PPO:
         """The most probable legal action of every row (deterministic play)."""
         import torch
 
+        obs = obs[:, :self.net.config["obs_size"]]  # (a version-2 observation holds version 1)
         with torch.no_grad(), self._autocast():
             logits = self.net(torch.as_tensor(obs).to(self.device))[0].float().cpu()
         return masked_logits(logits, torch.as_tensor(masks)).argmax(1).numpy()

@@ -99,7 +99,7 @@ class Trainer:
             raise ValueError("device mps: this torch sees no Apple GPU (use cpu or auto)")
         self.device = torch.device("cuda" if c.device == "auto" and torch.cuda.is_available()
                                    else "cpu" if c.device == "auto" else c.device)
-        self.config_net = net_config(c.layers())
+        self.config_net = net_config(c.layers(), observation=c.observation)
         # the starting policy is read (and its shape checked) before anything is written
         init_net = self._load_net(init_path(c.init)) if c.init and not resume else None
         try:
@@ -112,7 +112,8 @@ class Trainer:
         self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)
         self.exploiters: list[tuple[int, Any]] = []
         self.league_table: list[dict[str, Any]] = []
-        self.env = PoolVecEnv(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward)
+        self.env = PoolVecEnv(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
+                              observation=c.observation)
         if resume:
             self._resume()
         else:
@@ -173,11 +174,15 @@ class Trainer:
     def _load_net(self, path: Path):
         """An agent file of this run's network shape, as a trainable ``PolicyNet``."""
         tensors, config, _ = policy_file.parse(policy_file.read_bytes(path), str(path))
-        if config != self.config_net:
+        narrow = {**config, "obs_size": self.config_net["obs_size"]}
+        if narrow != self.config_net or config["obs_size"] > self.config_net["obs_size"]:
             raise ValueError(f"{path}: its network ({config}) is not this run's "
-                             f"(--net-arch {self.config.net_arch})")
+                             f"(--net-arch {self.config.net_arch}, --observation "
+                             f"{self.config.observation})")
         net = new_net(config, 0)
         net.load_state_dict(tensors)
+        if config["obs_size"] < self.config_net["obs_size"]:  # --init a v1 policy, train v2
+            net = policy_file.widen_input(net, self.config.observation)
         return net.to(self.device)
 
     def _info(self) -> dict[str, Any]:

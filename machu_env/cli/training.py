@@ -74,6 +74,9 @@ def train(
                                         "`machu exploit` play it) instead of its sampled play"),
     init: str = typer.Option("", help="start from this trained policy (ppo-2p-v1, "
                              "policy:<file>) instead of fresh weights"),
+    observation: int = typer.Option(1, min=1, max=2, help="the observation version: 1, or 2 "
+                                    "(with the race for the gold majority; --init from a "
+                                    "version-1 policy widens its input)"),
     ray: str = typer.Option("", metavar="[ADDRESS]", help="play the evaluations against the "
                             "heuristics as Ray tasks: --ray alone joins or starts a local "
                             "instance; auto or ray://host:port a cluster (the ray extra)"),

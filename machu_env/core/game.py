@@ -17,7 +17,7 @@ from machu_env.core.checks import check_bool, check_seed
 from machu_env.core.checks import check_int as _check_int
 from machu_env.core.errors import IllegalActionError
 from machu_env.engine.flow import advance, step
-from machu_env.engine.observation import OBS_SIZE, encode
+from machu_env.engine.observation import OBS_SIZES, encode
 from machu_env.engine.rng import seed_state
 from machu_env.engine.scoring import NUM_SCORE_COLUMNS, final_scores, vp_details
 from machu_env.engine.setup import init_state
@@ -264,11 +264,15 @@ class Game:
         vp_details(self._s, p, out)
         return dict(zip((*ICONS, "trail", "summits"), (int(x) for x in out), strict=True))
 
-    def observation(self, player: int) -> np.ndarray:
-        """Player ``player``'s observation (float32, ``OBS_SIZE``; fields in
-        ``machu_env.engine.observation.OBS_FIELDS``)."""
+    def observation(self, player: int, version: int = 1) -> np.ndarray:
+        """Player ``player``'s observation (float32; fields in
+        ``machu_env.engine.observation``): version 1 (``OBS_SIZE``: ``OBS_FIELDS``) or 2
+        (``OBS_V2_SIZE``: version 1 followed by ``RACE_FIELDS``, the race for the gold
+        majority as the player may know it)."""
         p = _check_int("player", player, 0, self.num_players - 1)
-        out = np.empty(OBS_SIZE, dtype=np.float32)
+        if version not in OBS_SIZES or isinstance(version, bool):
+            raise ValueError(f"observation version must be 1 or 2, got {version!r}")
+        out = np.empty(OBS_SIZES[version], dtype=np.float32)
         encode(self._s, p, out)
         return out
 

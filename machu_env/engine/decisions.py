@@ -286,6 +286,7 @@ def start_take(s: np.ndarray, p: int) -> None:
 def _return_card(s: np.ndarray, p: int, c: int) -> None:
     """R5.3: put card ``c`` at the very bottom of the deck."""
     s[pb(p) + L.P_HAND] &= ~(1 << c)
+    s[pb(p) + L.P_RETURNED] |= 1 << c  # p knows where it is (R10.2)
     s[L.DECK + (s[L.DECK_TOP] + s[L.DECK_COUNT]) % NUM_CARDS] = c
     s[L.DECK_COUNT] += 1
     s[L.CTX_COUNT] -= 1

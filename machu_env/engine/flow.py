@@ -38,12 +38,15 @@ def _start_rewards(s: np.ndarray, p: int, ret: int) -> None:
 
 @njit(cache=True)
 def _draw(s: np.ndarray, p: int) -> int:
-    """Draw the top card of the deck into ``p``'s hand; return the card id."""
+    """Draw the top card of the deck into ``p``'s hand; return the card id. Whoever had put
+    it at the bottom no longer knows where it is (``P_RETURNED``)."""
     top = s[L.DECK_TOP]
     c = s[L.DECK + top]
     s[L.DECK_TOP] = (top + 1) % NUM_CARDS
     s[L.DECK_COUNT] -= 1
     s[pb(p) + L.P_HAND] |= 1 << c
+    for q in range(s[L.NUM_PLAYERS]):
+        s[pb(q) + L.P_RETURNED] &= ~(1 << c)
     return c
 
 

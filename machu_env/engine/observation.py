@@ -17,15 +17,17 @@ from numba import njit
 
 from machu_env.engine import stages as S
 from machu_env.engine.common import pb
-from machu_env.engine.scoring import gold, victory_points
+from machu_env.engine.scoring import _holding, gold, trail_bonus, victory_points
 from machu_env.rules import layout as L
 from machu_env.rules.data import (
+    CARD_GOLD,
     CARD_ICONS,
     MAX_PLAYERS,
     NUM_CARDS,
     NUM_DISTRICTS,
     NUM_MOON_TILES,
     PRIEST_ROW_SIZE,
+    SUMMIT_VP,
 )
 
 OBS_FIELDS: tuple[tuple[str, int, str], ...] = (
@@ -77,6 +79,35 @@ OBS_FIELDS: tuple[tuple[str, int, str], ...] = (
 SEAT_SIZE = sum(k for name, k, _ in OBS_FIELDS if name.startswith("seat_"))
 OBS_HIGH = 8.0  # an upper bound of every observation value
 OBS_SIZE = sum(k for _, k, _ in OBS_FIELDS) + (MAX_PLAYERS - 1) * SEAT_SIZE
+
+# Observation v2 = v1 followed by the race for the gold majority (R9.4): what the observer may
+# know of each opponent's cards from public information and its own (R10). The cards it cannot
+# place, U, are all cards less its hand and the cards it put at the bottom of the deck that no
+# one has drawn since (``P_RETURNED``): a set that no hidden arrangement changes. An opponent
+# holding k cards (public) holds k of U; its gold is its trail bonus (public) plus their gold,
+# its VP its public VP (trail, summits without a card) plus their icons x its holdings (public).
+RACE_FIELDS: tuple[tuple[str, int, str], ...] = (
+    # --- each opponent, next player clockwise first (4 blocks of 9; absent seats zeros) ---
+    ("race_summits", 1, "summits it reached: cards held - 1 + summits without a card / 10"),
+    ("race_gold_expected", 1, "its expected gold: trail bonus + k x mean gold of U / 50"),
+    ("race_gold_max", 1, "the most gold it can hold: the k richest cards of U / 50"),
+    ("race_gold_min", 1, "the least gold it can hold: the k poorest cards of U / 50"),
+    ("race_vp_expected", 1, "its expected VP (public VP + k x mean value of U for it) / 50"),
+    ("race_vp_max", 1, "its most VP: the k cards of U worth most to it / 50"),
+    ("race_surely_behind", 1, "1 if the observer's gold is above its most"),
+    ("race_surely_ahead", 1, "1 if the observer's gold is below its least"),
+    ("race_gold_gap", 1, "(observer's gold - its expected gold) / 60 + 0.5, within 0..1"),
+    # --- the observer's standing in the gold ranking ---
+    ("race_rank_expected", 1, "opponents whose expected gold is above the observer's / 4"),
+    ("race_rank_worst", 1, "opponents that may have more gold (most above) / 4"),
+    ("race_rank_best", 1, "opponents that surely have more gold (least above) / 4"),
+    ("race_unseen", 1, "cards in U / 28"),
+)
+RACE_SEAT_SIZE = 9
+RACE_SIZE = (MAX_PLAYERS - 1) * RACE_SEAT_SIZE + 4
+OBS_V2_SIZE = OBS_SIZE + RACE_SIZE
+OBS_SIZES = {1: OBS_SIZE, 2: OBS_V2_SIZE}  # observation version -> length
+_MAX_CARD_GOLD = int(CARD_GOLD.max())
 
 
 @njit(cache=True, inline="always")
@@ -134,8 +165,103 @@ def _encode_seat(s: np.ndarray, q: int, out: np.ndarray, i: int) -> int:
 
 
 @njit(cache=True)
+def _count(mask: int) -> int:
+    n = 0
+    for c in range(NUM_CARDS):
+        n += (mask >> c) & 1
+    return n
+
+
+@njit(cache=True)
+def _gold_bounds(unseen: int, k: int) -> tuple[int, int, int]:
+    """(least, most, total) gold of k cards of ``unseen``: by gold levels, no allocation."""
+    most, left = 0, k
+    for v in range(_MAX_CARD_GOLD, -1, -1):
+        for c in range(NUM_CARDS):
+            if left > 0 and (unseen >> c) & 1 and CARD_GOLD[c] == v:
+                most += v
+                left -= 1
+    least, left, total = 0, k, 0
+    for v in range(_MAX_CARD_GOLD + 1):
+        for c in range(NUM_CARDS):
+            if (unseen >> c) & 1 and CARD_GOLD[c] == v:
+                total += v
+                if left > 0:
+                    least += v
+                    left -= 1
+    return least, most, total
+
+
+@njit(cache=True)
+def _value(s: np.ndarray, b: int, c: int) -> int:
+    """What card ``c`` would be worth in VP to the player of base ``b`` (R9.1)."""
+    return _holding(s, b, CARD_ICONS[c, 0]) + _holding(s, b, CARD_ICONS[c, 1])
+
+
+@njit(cache=True)
+def _vp_bounds(s: np.ndarray, b: int, unseen: int, k: int) -> tuple[int, int]:
+    """(most, total) VP value of k cards of ``unseen`` for the player of base ``b``."""
+    top, total = 0, 0
+    for c in range(NUM_CARDS):
+        if (unseen >> c) & 1:
+            v = _value(s, b, c)
+            total += v
+            top = max(top, v)
+    most, left = 0, k
+    for v in range(top, -1, -1):
+        for c in range(NUM_CARDS):
+            if left > 0 and (unseen >> c) & 1 and _value(s, b, c) == v:
+                most += v
+                left -= 1
+    return most, total
+
+
+@njit(cache=True)
+def encode_race(s: np.ndarray, p: int, out: np.ndarray, i: int) -> None:
+    """Write the race fields (``RACE_FIELDS``) of observer ``p`` at ``out[i:]``."""
+    n = s[L.NUM_PLAYERS]
+    bp = pb(p)
+    unseen = ((1 << NUM_CARDS) - 1) & ~s[bp + L.P_HAND] & ~s[bp + L.P_RETURNED]
+    m = _count(unseen)
+    mine = gold(s, p)
+    above_exp, above_worst, above_best = 0, 0, 0
+    for j in range(1, MAX_PLAYERS):
+        o = i + (j - 1) * RACE_SEAT_SIZE
+        if j >= n:
+            for f in range(RACE_SEAT_SIZE):
+                out[o + f] = 0.0
+            continue
+        q = (p + j) % n
+        b = pb(q)
+        k = _count(s[b + L.P_HAND])
+        least, most, total = _gold_bounds(unseen, k)
+        trail = trail_bonus(s[b + L.P_SCOUT])
+        expected = trail + (k * total / m if m else 0.0)
+        vp_most, vp_total = _vp_bounds(s, b, unseen, k)
+        public_vp = trail + SUMMIT_VP * s[b + L.P_SUMMIT_VP]
+        out[o] = (k - 1 + s[b + L.P_SUMMIT_VP]) / 10.0
+        out[o + 1] = expected / 50.0
+        out[o + 2] = (trail + most) / 50.0
+        out[o + 3] = (trail + least) / 50.0
+        out[o + 4] = (public_vp + (k * vp_total / m if m else 0.0)) / 50.0
+        out[o + 5] = (public_vp + vp_most) / 50.0
+        out[o + 6] = 1.0 if mine > trail + most else 0.0
+        out[o + 7] = 1.0 if mine < trail + least else 0.0
+        out[o + 8] = min(1.0, max(0.0, (mine - expected) / 60.0 + 0.5))
+        above_exp += expected > mine
+        above_worst += trail + most > mine
+        above_best += trail + least > mine
+    o = i + (MAX_PLAYERS - 1) * RACE_SEAT_SIZE
+    out[o] = above_exp / 4.0
+    out[o + 1] = above_worst / 4.0
+    out[o + 2] = above_best / 4.0
+    out[o + 3] = m / 28.0
+
+
+@njit(cache=True)
 def encode(s: np.ndarray, p: int, out: np.ndarray) -> None:
-    """Write player ``p``'s observation into ``out`` (length ``OBS_SIZE``)."""
+    """Write player ``p``'s observation into ``out``: version 1 (``OBS_SIZE`` values) or, for
+    an ``out`` of ``OBS_V2_SIZE``, version 2 (version 1 followed by ``RACE_FIELDS``)."""
     out[:] = 0.0
     n = s[L.NUM_PLAYERS]
     i = _onehot(out, 0, 4, n - 2)
@@ -204,6 +330,8 @@ def encode(s: np.ndarray, p: int, out: np.ndarray) -> None:
     i += NUM_CARDS + 8
     out[i] = victory_points(s, p) / 50.0
     out[i + 1] = gold(s, p) / 50.0
+    if out.shape[0] >= OBS_V2_SIZE:
+        encode_race(s, p, out, OBS_SIZE)
 
 
 def field_offsets() -> dict[str, tuple[int, int]]:

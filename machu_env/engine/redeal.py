@@ -8,8 +8,10 @@ know — the other players' hands and the deck order — by a random deal consis
 The result depends only on ``p``'s information and the generator: the pool of unseen cards is
 taken in card-id order (a set, not the hidden arrangement) before it is shuffled, so permuting
 the hidden cards of a position changes nothing an agent decides with the same seed.
-(Simplification, also in ``mcts``: ``p``'s memory of the cards it put at the bottom of the
-deck, R10.2, is not used; the agent just knows less than it may.)
+The cards ``p`` put at the bottom of the deck itself and no one has drawn since (R10.2:
+``P_RETURNED``) stay where they are: ``p`` knows them. The other players' memory of their own
+returns is theirs: it is cleared in the re-dealt copy (a simulated opponent forgets where its
+returned cards are rather than tell ``p``).
 """
 
 from __future__ import annotations
@@ -24,14 +26,15 @@ from machu_env.rules.data import NUM_CARDS
 
 @njit(cache=True)
 def unseen_cards(s: np.ndarray, p: int) -> int:
-    """Bit mask of the cards ``p`` cannot see: the other hands and the deck."""
+    """Bit mask of the cards ``p`` cannot place: the other hands and the deck, less the cards
+    ``p`` itself put at the bottom of the deck (``P_RETURNED``)."""
     mask = 0
     for q in range(s[L.NUM_PLAYERS]):
         if q != p:
             mask |= s[L.PLAYER_BASE + q * L.PLAYER_SIZE + L.P_HAND]
     for i in range(s[L.DECK_COUNT]):
         mask |= 1 << s[L.DECK + (s[L.DECK_TOP] + i) % NUM_CARDS]
-    return mask
+    return mask & ~s[L.PLAYER_BASE + p * L.PLAYER_SIZE + L.P_RETURNED]
 
 
 @njit(cache=True)
@@ -61,6 +64,17 @@ def redeal(s: np.ndarray, p: int, rng: np.ndarray, i: int) -> None:
             hand |= 1 << pool[dealt]
             dealt += 1
         s[b] = hand
+    known = s[L.PLAYER_BASE + p * L.PLAYER_SIZE + L.P_RETURNED]
+    old = np.empty(NUM_CARDS, np.int32)
     for j in range(s[L.DECK_COUNT]):
-        s[L.DECK + j] = pool[dealt + j]
+        old[j] = s[L.DECK + (s[L.DECK_TOP] + j) % NUM_CARDS]
+    for j in range(s[L.DECK_COUNT]):
+        if (known >> old[j]) & 1:  # p's own return: it stays where p put it
+            s[L.DECK + j] = old[j]
+        else:
+            s[L.DECK + j] = pool[dealt]
+            dealt += 1
     s[L.DECK_TOP] = 0
+    for q in range(s[L.NUM_PLAYERS]):
+        if q != p:
+            s[L.PLAYER_BASE + q * L.PLAYER_SIZE + L.P_RETURNED] = 0

@@ -20,7 +20,6 @@ import numpy as np
 from machu_env.core.checks import check_decisions
 from machu_env.core.game import DEFAULT_MAX_DECISIONS
 from machu_env.engine import batch as K
-from machu_env.engine.observation import OBS_SIZE
 from machu_env.envs import opponents as O
 from machu_env.envs.sb3 import MachuPicchuVecEnv
 from machu_env.rules import layout as L
@@ -105,9 +104,9 @@ class PoolVecEnv(MachuPicchuVecEnv):
                  pool: Mapping[str, float] | str = "gold:1", learner_seat: int | None = None,
                  reward: str = "win", learning_game: bool = False,
                  max_learner_steps: int = 1000,
-                 max_decisions: int = DEFAULT_MAX_DECISIONS) -> None:
+                 max_decisions: int = DEFAULT_MAX_DECISIONS, observation: int = 1) -> None:
         super().__init__(num_envs, num_players, seed, learner_seat, None, reward, learning_game,
-                         max_decisions)
+                         max_decisions, observation)
         self.pool = parse_pool(pool) if isinstance(pool, str) else check_pool(pool)
         self.max_learner_steps = check_decisions("max_learner_steps", max_learner_steps)
         self.snapshots: list[BatchPolicy] = []
@@ -225,7 +224,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
                                                    | (self.states[:, L.DECISIONS]
                                                       >= self.max_decisions)))
         if cut.size:  # (self._terminal[cut] would be a copy: write, then store)
-            cut_obs = np.empty((cut.size, OBS_SIZE), dtype=np.float32)
+            cut_obs = np.empty((cut.size, self.obs_size), dtype=np.float32)
             K.observe_seats(self.states[cut], self.seats[cut], cut_obs)
             self._terminal[cut] = cut_obs
         done_idx = np.concatenate([ended, cut])
@@ -314,7 +313,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
                 return
             kinds = self.kinds[waiting, self.states[waiting, L.DECIDER]]
             if self.bank is not None:  # every snapshot in one batched call
-                obs = np.empty((waiting.size, OBS_SIZE), dtype=np.float32)
+                obs = np.empty((waiting.size, self.obs_size), dtype=np.float32)
                 K.observe_deciders(self.states[waiting], obs)
                 mask = np.zeros((waiting.size, NUM_ACTIONS), dtype=np.bool_)
                 K.legal_mask(self._bufs[waiting], self._counts[waiting], mask)
@@ -327,7 +326,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
                 continue
             for kind in np.unique(kinds):
                 g = waiting[kinds == kind]
-                obs = np.empty((g.size, OBS_SIZE), dtype=np.float32)
+                obs = np.empty((g.size, self.obs_size), dtype=np.float32)
                 K.observe_deciders(self.states[g], obs)
                 mask = np.zeros((g.size, NUM_ACTIONS), dtype=np.bool_)
                 K.legal_mask(self._bufs[g], self._counts[g], mask)

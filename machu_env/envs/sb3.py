@@ -41,7 +41,7 @@ from machu_env.core.errors import OpponentError, ResetNeeded
 from machu_env.core.game import DEFAULT_MAX_DECISIONS
 from machu_env.core.reward_modes import check_reward_mode
 from machu_env.engine import batch as K
-from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
+from machu_env.engine.observation import OBS_HIGH, OBS_SIZES
 from machu_env.envs.batch_engine import action_array, refuse_illegal
 from machu_env.rules import layout as L
 from machu_env.rules.actions import NUM_ACTIONS
@@ -61,13 +61,18 @@ class MachuPicchuVecEnv(VecEnv):
         reward: ``"win"``, ``"rank"`` or ``"score"``.
         learning_game: the learning-game variant.
         max_decisions: a game still running after this many decisions ends truncated.
+        observation: the observation version, 1 (``OBS_SIZE``) or 2 (``OBS_V2_SIZE``: with
+            the race for the gold majority, ``engine.observation.RACE_FIELDS``).
     """
 
     def __init__(self, num_envs: int, num_players: int = 2, seed: int = 0,
                  learner_seat: int | None = None, opponent: BatchPolicy | None = None,
                  reward: str = "win", learning_game: bool = False,
-                 max_decisions: int = DEFAULT_MAX_DECISIONS) -> None:
+                 max_decisions: int = DEFAULT_MAX_DECISIONS, observation: int = 1) -> None:
         n = check_int("num_envs", num_envs, 1, MAX_ENVS)
+        if isinstance(observation, bool) or observation not in OBS_SIZES:
+            raise ValueError(f"observation must be 1 or 2 (the version), got {observation!r}")
+        self.obs_size = OBS_SIZES[observation]
         self.max_decisions = check_decisions("max_decisions", max_decisions)
         self.num_players = check_int("num_players", num_players, 2, 5)
         self.fixed_seat = -1 if learner_seat is None else check_int(
@@ -79,7 +84,7 @@ class MachuPicchuVecEnv(VecEnv):
         self.mode = check_reward_mode(reward)
         self.learning_game = check_bool("learning_game", learning_game)
         seed = check_seed("seed", seed)
-        observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        observation_space = spaces.Box(0.0, OBS_HIGH, (self.obs_size,), np.float32)
         self.render_mode = None
         super().__init__(n, observation_space, spaces.Discrete(NUM_ACTIONS))
         self._seed = int(seed)
@@ -90,7 +95,7 @@ class MachuPicchuVecEnv(VecEnv):
         self._scratch = np.zeros((n, 5, 6), dtype=np.int32)
         self._score_rows = np.zeros((n, 5), dtype=np.float64)
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
-        self._terminal = np.zeros((n, OBS_SIZE), dtype=np.float32)  # reused every step
+        self._terminal = np.zeros((n, self.obs_size), dtype=np.float32)  # reused every step
         self._actions: np.ndarray | None = None
         self._resets = 0  # numbers the seed streams: every reset() starts other games
         self._started = False
@@ -249,7 +254,7 @@ class MachuPicchuVecEnv(VecEnv):
         return [indices] if isinstance(indices, int) else list(indices)
 
     def _observe(self) -> np.ndarray:
-        out = np.empty((self.num_envs, OBS_SIZE), dtype=np.float32)
+        out = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
         K.observe_seats(self.states, self.seats, out)
         return out
 
@@ -261,7 +266,7 @@ class MachuPicchuVecEnv(VecEnv):
                             & (self.states[games, L.DECIDER] != self.seats[games])]
             if waiting.size == 0:
                 return
-            obs = np.empty((waiting.size, OBS_SIZE), dtype=np.float32)
+            obs = np.empty((waiting.size, self.obs_size), dtype=np.float32)
             K.observe_deciders(self.states[waiting], obs)
             mask = np.zeros((waiting.size, NUM_ACTIONS), dtype=np.bool_)
             K.legal_mask(self._bufs[waiting], self._counts[waiting], mask)

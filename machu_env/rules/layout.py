@@ -54,6 +54,8 @@ Player block ``i`` starts at ``PLAYER_BASE + i * PLAYER_SIZE``; offsets inside i
     P_PEND_CORN      granary crossings not yet paid (R5.5)
     P_PEND_LLAMA     llama stable crossings not yet paid
     P_PEND_SUMMIT    summits not yet drawn
+    P_RETURNED       the cards this player put at the bottom of the deck that no one has drawn
+                     since (a 28-bit mask): what it knows of the deck (R10.2)
 """
 
 from __future__ import annotations
@@ -110,10 +112,11 @@ P_SUMMIT_VP = 18
 P_PEND_CORN = 19
 P_PEND_LLAMA = 20
 P_PEND_SUMMIT = 21
-PLAYER_SIZE = 22
+P_RETURNED = 22
+PLAYER_SIZE = 23
 
 PLAYER_BASE = 88
-STATE_SIZE = PLAYER_BASE + MAX_PLAYERS * PLAYER_SIZE  # 198 int32 = 792 bytes
+STATE_SIZE = PLAYER_BASE + MAX_PLAYERS * PLAYER_SIZE  # 203 int32 = 812 bytes
 
 END_NONE, END_RESCUE, END_CONQUEST = 0, 1, 2
 END_NAMES = (None, "rescue", "conquest")

@@ -65,7 +65,10 @@ def policy_hint(agent: Any, game: Game, name: str, top: int = 8) -> dict[str, An
     probs = agent.probabilities(game)
     legal = game.legal_action_ids()
     net = agent._current(game)[0]
-    obs = torch.as_tensor(game.observation(game.current_player)).unsqueeze(0)
+    from machu_env.agents.policy_file import observation_version
+
+    version = observation_version(net.config)
+    obs = torch.as_tensor(game.observation(game.current_player, version)).unsqueeze(0)
     with torch.no_grad():
         value = float(net(obs)[1].reshape(-1)[0])
     ranked = sorted(legal, key=lambda a: -probs[a])

@@ -12,35 +12,14 @@ import random
 
 import numpy as np
 import pytest
+from helpers import hidden_permuted  # noqa: E402
 
 from machu_env import Game
 from machu_env.agents import make_agent
 from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose
-from machu_env.core.game import _refresh
 from machu_env.engine.redeal import redeal, unseen_cards
 from machu_env.engine.rng import seed_state
 from machu_env.rules import layout as L
-from machu_env.rules.data import NUM_CARDS
-
-
-def hidden_permuted(game: Game, rng: random.Random) -> Game:
-    """A copy of ``game`` whose hidden cards (for the deciding player) are dealt differently."""
-    g = game.clone()
-    s, p, n = g._s, g.current_player, g.num_players
-    hands = {q: int(s[L.player_base(q) + L.P_HAND]) for q in range(n) if q != p}
-    deck = [int(s[L.DECK + (s[L.DECK_TOP] + i) % NUM_CARDS]) for i in range(s[L.DECK_COUNT])]
-    pool = [c for q in hands for c in range(NUM_CARDS) if hands[q] >> c & 1] + deck
-    rng.shuffle(pool)
-    for q, mask in hands.items():
-        size = bin(mask).count("1")
-        s[L.player_base(q) + L.P_HAND] = sum(1 << c for c in pool[:size])
-        pool = pool[size:]
-    s[L.DECK : L.DECK + len(pool)] = pool
-    s[L.DECK_TOP] = 0
-    _refresh(g)
-    assert g.legal_action_ids() == game.legal_action_ids()
-    assert np.array_equal(g.observation(p), game.observation(p))
-    return g
 
 
 def positions(num_players: int, count: int, seed: int) -> list[Game]:
