@@ -156,7 +156,7 @@ class MachuPicchuGymEnv(gym.Env):
         if self.illegal_action == "raise":
             raise error
         self._ended = True
-        return self._obs(), -1.0, True, False, {**self._info(), "illegal_action": True}
+        return self._obs(), -1.0, True, False, self._info(illegal=True)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal-action mask (bool), for sb3-contrib's MaskablePPO."""
@@ -222,5 +222,8 @@ class MachuPicchuGymEnv(gym.Env):
     def _obs(self) -> np.ndarray:
         return self.game.observation(self.seat)
 
-    def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.action_masks().astype(np.int8), "seat": self.seat}
+    def _info(self, illegal: bool = False) -> dict[str, Any]:
+        """The same keys at reset and at every step (Minari's DataCollector and other
+        recorders need one structure): the mask, the seat, whether the action was illegal."""
+        return {"action_mask": self.action_masks().astype(np.int8), "seat": self.seat,
+                "illegal_action": illegal}

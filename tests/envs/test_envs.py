@@ -243,3 +243,24 @@ def test_vecenv_truncates_games_where_nobody_stays(opponent):
     assert (env.states[:, machu_env.rules.layout.DECISIONS] < 60).all()  # every game restarted
     with pytest.raises(ValueError, match="max_decisions"):
         MachuPicchuVecEnv(2, max_decisions=0)
+
+
+def test_the_gym_env_info_has_the_same_keys_at_every_step():
+    """Issue #38, item 1: recorders (Minari's DataCollector) need one info structure: the same
+    keys at reset, at every step and on an illegal action."""
+    import gymnasium as gym
+
+    env = gym.make("MachuPicchu-v0", num_players=2)
+    _, info = env.reset(seed=0)
+    keys = set(info)
+    assert keys == {"action_mask", "seat", "illegal_action"} and info["illegal_action"] is False
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        mask = info["action_mask"]
+        _, _, done, cut, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert set(info) == keys
+        if done or cut:
+            _, info = env.reset()
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, done, _, info = env.step(illegal)
+    assert set(info) == keys and info["illegal_action"] is True and reward == -1.0 and done
