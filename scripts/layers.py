@@ -80,15 +80,16 @@ def edges() -> dict[tuple[str, str], int]:
 
 def mermaid() -> str:
     """The layer picture as a Mermaid flowchart: one box per layer, top first, an arrow per
-    pair of layers with imports (labelled with their count)."""
+    pair of layers with imports (an arrow appears or goes only when a layer starts or stops
+    using another, not with every import)."""
     short = {m: m.removeprefix("machu_env.") for row in layers() for m in row}
     lines = ["```mermaid", "flowchart TB"]
     for k, row in enumerate(layers()):
         lines.append(f"  subgraph L{k}[\" \"]")
         lines += [f"    {short[m].replace('_', '')}[{short[m]}]" for m in row]
         lines.append("  end")
-    for (a, b), n in sorted(edges().items()):
-        lines.append(f"  {short[a].replace('_', '')} -->|{n}| {short[b].replace('_', '')}")
+    for a, b in sorted(edges()):
+        lines.append(f"  {short[a].replace('_', '')} --> {short[b].replace('_', '')}")
     lines.append("```")
     return "\n".join(lines)
 
