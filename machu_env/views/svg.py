@@ -296,6 +296,23 @@ def _cards(n: int) -> str:
     return f"{n} card" + ("" if n == 1 else "s")
 
 
+# a generous width of one character of DejaVu Sans at a font size (px): what a line may hold
+CHAR_W = {11: 6.9, 13: 8.2}
+
+
+def _wrap(head: str, items: list[str], chars: int) -> list[str]:
+    """``head`` and the ``items`` (comma-separated) in lines of at most ``chars`` characters,
+    broken between items; two lines at most (a panel holds two)."""
+    lines, line = [], head
+    for k, item in enumerate(items or ["-"]):
+        piece = item + ("," if k < len(items) - 1 else "")
+        if len(line) + len(piece) > chars and line.strip() and len(lines) < 1:
+            lines.append(line.rstrip())
+            line = ""
+        line += piece + " "
+    return [*lines, line.rstrip()]
+
+
 def _panel(v: dict[str, Any], p: int, scores: list[dict[str, Any]] | None, y: int) -> list[str]:
     pv = v["players"][p]
     deciding = not v["game_over"] and v["current_player"] == p
@@ -319,15 +336,19 @@ def _panel(v: dict[str, Any], p: int, scores: list[dict[str, Any]] | None, y: in
     out.append(_text(x, y + 20, f"Incas in supply {pv['incas_supply']} · {pr}", 11))
     moon = ", ".join(pv["moon_tiles"]) or "-"
     out.append(_text(x + 340, y + 20, f"moon: {moon} · summit VP {pv['summit_vp']}", 11))
-    if pv["cards"] is None:
-        cards = f"{_cards(pv['num_cards'])} (hidden)"
-    else:
-        cards = f"{_cards(pv['num_cards'])}: " + (", ".join(pv["cards"]) or "-")
-    out.append(_text(MAP_X + 150, y + 45, cards, 11))
+    result = ""
     if scores is not None:
         sc = scores[p]
         result = (f"{sc['vp']} VP x {sc['multiplier']} = {sc['score']}"
                   + ("  WINNER" if sc["winner"] else ""))
+    if pv["cards"] is None:
+        cards = [f"{_cards(pv['num_cards'])} (hidden)"]
+    else:  # two lines if one would run into the result (a long hand at the end)
+        room = (WIDTH - MAP_X - 10 - CHAR_W[13] * len(result) - 12) - (MAP_X + 150)
+        cards = _wrap(f"{_cards(pv['num_cards'])}: ", pv["cards"], int(room / CHAR_W[11]))
+    for k, line in enumerate(cards):
+        out.append(_text(MAP_X + 150, y + 45 + 12 * k, line, 11))
+    if scores is not None:
         out.append(_text(WIDTH - MAP_X - 10, y + 45, result, 13, "end", "bold",
                          "#b00020" if sc["winner"] else "#222"))
     out.append("</g>")

@@ -146,3 +146,30 @@ def test_gymnasium_human_rendering_shows_the_frames(monkeypatch):
         obs, reward, done, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert env.window is not None and env.window.get_size() == board_size(3)
     env.close()
+
+
+def test_a_long_hand_at_the_end_never_runs_into_the_result():
+    """Issue #37, item 7: with 10+ cards the panel's card list takes two lines, each ending
+    before the right-aligned result ("34 VP x 3 = 102  WINNER")."""
+    import re
+
+    from machu_env import Game
+    from machu_env.rules.data import CARDS
+    from machu_env.views.svg import CHAR_W, MAP_X, WIDTH, _panel
+
+    game = Game(3, seed=2)
+    view = game.view(None)
+    view["players"][0]["cards"] = list(CARDS[:12])
+    view["players"][0]["num_cards"] = 12
+    scores = [{"vp": 34, "multiplier": 3, "score": 102, "winner": True}] * 3
+    texts = re.findall(r'<text x="(\d+)" y="(\d+)"[^>]*>([^<]*)</text>', "".join(
+        _panel(view, 0, scores, 0)))
+    result = next(t for t in texts if "WINNER" in t[2])
+    cards = [t for t in texts if "card" in t[2] or "+" in t[2]]
+    assert len(cards) == 2 and "12 cards" in cards[0][2]
+    listed = ", ".join(c[2] for c in cards).replace(",, ", ", ")
+    assert all(c in listed for c in CARDS[:12])
+    right_start = int(result[0]) - CHAR_W[13] * len(result[2])
+    for x, y, text in cards:
+        assert int(x) + CHAR_W[11] * len(text) < right_start or int(y) != int(result[1])
+        assert int(x) + CHAR_W[11] * len(text) < WIDTH - MAP_X

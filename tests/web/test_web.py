@@ -672,3 +672,12 @@ def test_every_integer_the_page_reads_survives_javascript(client):
     r = client.post("/api/replay", content=json.dumps(game_record(big)),
                     headers={"content-type": "application/json"})
     assert r.json()["seed"] == "3661995451541600665"
+
+
+def test_the_page_draws_its_icons_without_an_emoji_font(client):
+    """Issue #37, item 7: the winner's mark is an SVG cup, not an emoji (an empty box where no
+    emoji font is installed): the page holds no character beyond the Basic Multilingual
+    Plane's symbols."""
+    page = client.get("/").text
+    assert 'class="trophy"' in page
+    assert not [c for c in page if ord(c) >= 0x1F000]
