@@ -102,7 +102,9 @@ class Session:
         game, seat = self.game, self.seat
         your_turn = not self.finished and game.current_player == seat and self.error is None
         viewer = None if game.is_over else "public" if seat is None else seat
-        night = game.decision in NIGHT_DECISIONS
+        # R7: the night's decisions; on the last day the same decisions come right after the
+        # stay or the Sun Clock placement, in the day (R7.5), and there is no night
+        night = game.decision in NIGHT_DECISIONS and game.day < LAST_DAY
         final = None
         if game.is_over:
             hands = game.view(None)["players"]

@@ -681,3 +681,26 @@ def test_the_page_draws_its_icons_without_an_emoji_font(client):
     page = client.get("/").text
     assert 'class="trophy"' in page
     assert not [c for c in page if ord(c) >= 0x1F000]
+
+
+def test_the_clock_says_day_during_the_last_days_payouts():
+    """Issue #37, item 9: on day 9 the moon tiles' and the Sun Clock's payouts come right after
+    the stay or the placement (R7.5): it is no night; before day 9 they are the night's (R7)."""
+    import random
+
+    from machu_env.web import Session
+
+    found = {}
+    rng = random.Random(0)
+    for seed in range(200):
+        game = Game(2, seed=seed)
+        while not game.is_over and len(found) < 2:
+            if game.decision in ("take", "redeem"):
+                key = "last" if game.day == 9 else "night"
+                if key not in found:
+                    session = Session(game.clone(), game.current_player, ["a", "b"], {})
+                    found[key] = session.state("x")["phase"]
+            game.play(rng.choice(game.legal_action_ids()))
+        if len(found) == 2:
+            break
+    assert found == {"last": "day", "night": "night"}
