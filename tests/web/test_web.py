@@ -699,6 +699,7 @@ def test_the_clock_says_day_during_the_last_days_payouts():
                 key = "last" if game.day == 9 else "night"
                 if key not in found:
                     session = Session(game.clone(), game.current_player, ["a", "b"], {})
+                    session.days = [1] * len(game.history)
                     found[key] = session.state("x")["phase"]
             game.play(rng.choice(game.legal_action_ids()))
         if len(found) == 2:
