@@ -14,6 +14,7 @@ from typing import Any
 from machu_env.core.checks import check_int
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 from machu_env.core.positions import redealt
+from machu_env.engine.observation import OBS_SIZE, RACE_SEAT_SIZE
 from machu_env.rules.actions import visible_notation
 from machu_env.rules.data import LAST_DAY
 from machu_env.views.svg import NIGHT_DECISIONS, board_svg
@@ -128,8 +129,31 @@ class Session:
             "truncated": self.truncated,
             "scores": game.scores() if game.is_over else None,
             "final": final,
+            "standing": None if game.is_over or seat is None else standing(game, seat),
             "error": self.error,
         }
+
+
+def standing(game: Game, seat: int) -> list[dict[str, Any]]:
+    """How the game stands as ``seat`` may know it (R10), one row per player: its own VP and
+    gold exactly; for the others only what is public (cards held, summits) and the bounds of
+    their gold and VP over the cards ``seat`` cannot place (observation v2's race fields)."""
+    race = game.observation(seat, version=2)[OBS_SIZE:]
+    me = game.observation(seat)
+    vp, gold = round(float(me[OBS_SIZE - 2]) * 50), round(float(me[OBS_SIZE - 1]) * 50)
+    n, rows = game.num_players, []
+    for p in range(n):
+        j = (p - seat) % n
+        cards = game.view("public")["players"][p]["num_cards"]
+        if j == 0:
+            rows.append({"player": p, "you": True, "cards": cards, "vp": vp, "gold": gold})
+            continue
+        r = race[(j - 1) * RACE_SEAT_SIZE:j * RACE_SEAT_SIZE] * 50
+        rows.append({"player": p, "you": False, "cards": cards,
+                     "gold_expected": round(float(r[1]), 1),
+                     "gold_range": [round(float(r[3])), round(float(r[2]))],
+                     "vp_expected": round(float(r[4]), 1), "vp_max": round(float(r[5]))})
+    return rows
 
 
 def parse_new_game(body: Any) -> tuple[int, int | None, list[str], int | None]:

@@ -18,6 +18,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from machu_env import Game  # noqa: E402
 from machu_env.core.records import replay  # noqa: E402
+from machu_env.rules import layout as L  # noqa: E402
 from machu_env.rules.data import CARDS  # noqa: E402
 from machu_env.web import Limits, create_app  # noqa: E402
 
@@ -705,3 +706,39 @@ def test_the_clock_says_day_during_the_last_days_payouts():
         if len(found) == 2:
             break
     assert found == {"last": "day", "night": "night"}
+
+
+def test_the_running_standing_reveals_nothing_hidden(client):
+    """Issue #37, item 6: the standing shows the human's own VP and gold and, for the others,
+    only public counts and ranges over the cards the human cannot place: permuting every
+    hidden card changes nothing in it, and the ranges hold the truth."""
+    import random
+
+    from helpers import hidden_permuted
+
+    from machu_env.engine.scoring import gold, victory_points
+    from machu_env.web.sessions import standing
+
+    rng, checked = random.Random(3), 0
+    for seed in range(3):
+        game = Game(3, seed=seed)
+        while not game.is_over:
+            p = game.current_player
+            if rng.random() < 0.1 and game.state[L.DECK_COUNT] > 1:
+                rows = standing(game, p)
+                assert rows == standing(hidden_permuted(game, rng), p)
+                for r in rows:
+                    if r["you"]:
+                        assert (r["vp"], r["gold"]) == (victory_points(game._s, p),
+                                                        gold(game._s, p))
+                    else:
+                        lo, hi = r["gold_range"]
+                        assert lo <= gold(game._s, r["player"]) <= hi
+                        assert victory_points(game._s, r["player"]) <= r["vp_max"]
+                checked += 1
+            game.play(rng.choice(game.legal_action_ids()))
+    assert checked > 20
+    state = _new(client)
+    assert state["standing"] and sum(r["you"] for r in state["standing"]) == 1
+    watched = client.post("/api/games", json={"seat": None, "opponents": "random"}).json()
+    assert watched["standing"] is None
