@@ -207,7 +207,7 @@ def new_session(body: Any, catalog: AgentCatalog | None = None,
     if isinstance(body, dict) and ("record" in body or "at" in body):
         record, at = _branch_point(body, limits)
         body = {k: v for k, v in body.items() if k not in ("record", "at")}
-        body["num_players"], body["seed"] = record.num_players, record.seed
+        body["num_players"], body["seed"] = record.num_players, None  # (re-dealt: agents draw)
     n, seat, opponents, seed = parse_new_game(body)
     draw = secrets.SystemRandom().randrange
     others = [p for p in range(n) if p != seat]

@@ -295,6 +295,27 @@ def test_the_hint_panel_shows_probabilities_that_sum_to_one(server, browser):
     assert _errors(browser) == []
 
 
+def test_hints_follow_the_player_count_survive_a_reload_and_play_on_a_click(server, browser):
+    """Issue #37, item 8: the picker offers the policy of the game's player count, the checkbox
+    sits above the panel and stays on after a reload, and a hint row plays its move."""
+    _start(browser, server, players="3")
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    assert Select(browser.find_element(By.ID, "hint-agent")).first_selected_option \
+        .get_attribute("value") == "ppo-3p"
+    browser.find_element(By.ID, "hint-on").click()
+    row = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))[0]
+    box, panel = browser.find_element(By.ID, "hint-box"), browser.find_element(By.ID, "hint")
+    assert box.location["y"] < panel.location["y"]  # the switch sits above what it opens
+    before = len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)"))
+    row.click()
+    _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")) > before)
+    browser.refresh()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    assert browser.find_element(By.ID, "hint-on").is_selected()
+    assert _errors(browser) == []
+
+
 def test_save_a_position_and_open_its_link(server, browser):
     _start(browser, server, seed="9")
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
