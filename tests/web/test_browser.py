@@ -265,7 +265,15 @@ def test_click_the_board_reload_and_resume(server, browser):
 
 
 def test_watch_mode_finishes_a_game_and_the_end_shows_every_card(server, browser):
+    browser.get(server)  # the start page: no empty history before a game (issue #37, item 9)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    assert not browser.find_element(By.ID, "history").is_displayed()
+    assert "strongest" in browser.find_element(By.ID, "setup").text  # which agents are strong
     _start(browser, server, players="3", seat="watch")
+    _wait(lambda: browser.find_element(By.ID, "watch-controls").is_displayed())
+    assert "a game takes about" in browser.find_element(By.ID, "w-delay").text
+    assert not browser.find_element(By.ID, "hint-box").is_displayed()  # a watcher gets no
+    assert not browser.find_element(By.ID, "save-box").is_displayed()  # hints nor saves
     speed = browser.find_element(By.ID, "w-speed")
     browser.execute_script("arguments[0].value = arguments[0].max; arguments[0].oninput()", speed)
     _wait(lambda: "Game over" in browser.find_element(By.ID, "status").text, 240)
