@@ -23,6 +23,7 @@ from typing import Any
 
 from machu_env.core.records import replay
 from machu_env.rules.actions import visible_notation
+from machu_env.views.phrases import say
 
 
 def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, Iterator]:
@@ -47,7 +48,7 @@ def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, 
             game.play(action)
             shown = visible_notation(action, p, player)
             yield board_svg(game, player, (p, shown)), {"day": day, "player": p,
-                                                        "action": shown}
+                                                        "action": shown, "says": say(shown)}
     return summary, boards()
 
 
@@ -204,7 +205,8 @@ function fillSide() {
   meta.log.forEach((e, j) => {
     const li = document.createElement("li");
     const who = meta.agents[e.player];
-    li.textContent = `${j + 1}. day ${e.day} \\u00b7 P${e.player} (${who}): ${e.action}`;
+    li.textContent = `${j + 1}. day ${e.day} \\u00b7 P${e.player} (${who}) ${e.says}`;
+    li.title = e.action;  // the notation
     li.onclick = () => show(j + 1);
     $("log").appendChild(li);
   });

@@ -17,6 +17,7 @@ from machu_env.core.positions import redealt
 from machu_env.engine.observation import OBS_SIZE, RACE_SEAT_SIZE
 from machu_env.rules.actions import visible_notation
 from machu_env.rules.data import LAST_DAY
+from machu_env.views.phrases import DECISION_WORDS, HEADINGS, say
 from machu_env.views.svg import NIGHT_DECISIONS, board_svg
 from machu_env.web.catalog import AgentCatalog
 from machu_env.web.limits import Limits
@@ -93,7 +94,8 @@ class Session:
     def _legal(self) -> list[dict[str, Any]]:
         """The human's legal actions: id, notation and what each does and costs in words."""
         game, everything = self.game, self.game.view(None)
-        return [{"id": i, "action": a, "says": describe(game, a, everything)}
+        return [{"id": i, "action": a, "says": describe(game, a, everything),
+                 "heading": HEADINGS.get(a.split()[0], a.split()[0])}
                 for i, a in zip(game.legal_action_ids(), game.legal_actions(), strict=True)]
 
     def state(self, game_id: str) -> dict[str, Any]:
@@ -116,15 +118,17 @@ class Session:
             "watch": seat is None, "agents": self.names, "day": game.day,
             "last_day": LAST_DAY, "phase": "over" if game.is_over else
             "night" if night else "day", "decision": game.decision,
+            "decision_says": DECISION_WORDS.get(game.decision or "", ""),
             "current_player": None if self.finished else game.current_player,
             "your_turn": your_turn,
             "pending": not self.finished and not your_turn and self.error is None,
             "svg": board_svg(game, viewer, self._last_other(viewer)),
             "legal": self._legal() if your_turn else [],
-            "history": [{"player": p, "agent": self.names[p], "day": d,
-                         "action": visible_notation(a, p, seat if seat is not None
-                                                    else "public")}
-                        for (p, a), d in zip(game.history, self.days, strict=True)],
+            "history": [{"player": p, "agent": self.names[p], "day": d, "action": shown,
+                         "says": say(shown)}
+                        for (p, a), d in zip(game.history, self.days, strict=True)
+                        for shown in [visible_notation(a, p, seat if seat is not None
+                                                       else "public")]],
             "over": self.finished, "end": game.end,
             "truncated": self.truncated,
             "scores": game.scores() if game.is_over else None,

@@ -166,3 +166,18 @@ def test_a_long_gif_is_capped_in_frames(tmp_path):
     with Image.open(tmp_path / "a.gif") as image:
         assert image.n_frames == frames
     assert n < MAX_GIF_FRAMES  # the default cap leaves a short game whole
+
+
+def test_every_move_has_a_phrase_in_a_players_words():
+    """Issue #37, item 5: one vocabulary for what a person reads: every action of the notation
+    table (and a hidden summit return) gets a phrase, never the notation itself."""
+    from machu_env.rules.actions import ACTION_NOTATION
+    from machu_env.views.phrases import DECISION_WORDS, HEADINGS, say
+
+    for action in (*ACTION_NOTATION, "return a card"):
+        phrase = say(action)
+        assert phrase != action and "_" not in phrase, action
+        assert action.split()[0] in HEADINGS
+    from machu_env.engine.stages import DECISION_NAMES
+
+    assert set(DECISION_WORDS) == set(DECISION_NAMES)

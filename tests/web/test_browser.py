@@ -153,8 +153,10 @@ def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, t
         .get_attribute("class")  # the log follows the replay
     browser.find_element(By.ID, "r-branch").click()  # a new game from decision 2 (branching)
     _wait(lambda: "#game=" in browser.current_url)
-    moves = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")]
-    assert len(moves) >= 2 and moves[0].endswith(game.history[0][1])
+    items = browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")
+    moves = [li.get_attribute("title") for li in items]  # the notation; the text says it
+    assert len(moves) >= 2 and moves[0] == game.history[0][1]
+    assert "puts its first Inca in the" in items[0].text  # in a player's words
 
 
 def test_a_page_on_another_origin_cannot_play_or_start_games(server, browser, tmp_path):

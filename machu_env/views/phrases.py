@@ -1,0 +1,69 @@
+"""Decisions and moves in a player's words, for everything a person reads (the web page's
+status, headings and history, the replays' logs): one vocabulary, shared with the buttons.
+
+``say(action)`` turns an action's notation (RULES §12.4) as a player may see it (another
+player's summit return reads ``return a card``) into a short phrase; ``DECISION_WORDS`` names
+what a pending decision asks for, ``HEADINGS`` the groups of buttons. The costs of a move are the
+web app's (``web.words.describe``): a phrase here says what happened, not what it cost.
+"""
+
+from __future__ import annotations
+
+from machu_env.views.svg import LABELS
+
+DECISION_WORDS = {
+    "start": "place a first Inca", "move": "move the Prince, or stay",
+    "produce": "produce", "sacrifice": "sacrifice llamas at the temple",
+    "offer": "make an offering at the Main Temple", "place": "place Incas",
+    "acquire": "acquire a priest or a virgin", "market_adjust": "adjust the market",
+    "market_trade": "trade at the market", "sunclock": "put an Inca on the Sun Clock",
+    "return": "return a card to the bottom of the deck", "redeem": "redeem a moon tile",
+    "take": "take three goods from the Sun Clock",
+}  # fmt: skip
+HEADINGS = {
+    "start": "First Inca", "move": "Move the Prince", "stay": "Stay and take a moon tile",
+    "produce": "Produce", "sacrifice": "Sacrifice", "offer": "Offering", "place": "Place",
+    "done": "Finish", "acquire": "Acquire", "pass": "Pass", "market": "Adjust the market",
+    "buy": "Buy", "sell": "Sell", "sunclock": "Sun Clock", "return": "Return a card",
+    "redeem": "Redeem the moon tile", "forgo": "Forgo the moon tile", "take": "Take goods",
+}  # fmt: skip
+TILES = {"corn": "corn", "llama": "llama", "coca": "coca", "pottery": "pottery",
+         "cloth": "cloth", "trail2": "trail +2", "trail3": "trail +3"}
+
+
+def _place(name: str) -> str:
+    return LABELS.get(name, name.replace("_", " "))
+
+
+def _list(text: str) -> str:
+    return ", ".join(text.split(",")) if text != "none" else "nothing"
+
+
+def say(action: str) -> str:
+    """A short phrase for one action's notation (unknown text is returned as it is)."""
+    verb, _, rest = action.partition(" ")
+    phrases = {
+        "start": lambda: f"puts its first Inca in the {_place(rest)}",
+        "move": lambda: f"moves the Prince to the {_place(rest)}",
+        "stay": lambda: f"stays and takes the {TILES.get(rest, rest)} moon tile",
+        "produce": lambda: f"produces with {rest} Inca{'s' if rest != '1' else ''}"
+        if rest != "0" else "produces nothing",
+        "sacrifice": lambda: f"sacrifices {rest} llama{'s' if rest != '1' else ''}"
+        if rest != "0" else "sacrifices nothing",
+        "offer": lambda: f"offers {_list(rest)}",
+        "place": lambda: f"places a {rest.replace('_', ' ')}",
+        "done": lambda: "is done",
+        "acquire": lambda: f"acquires a {rest}" + (" priest" if rest != "virgin" else ""),
+        "pass": lambda: "passes",
+        "market": lambda: "keeps the market" if rest == "keep" else
+        f"{rest.split()[0]}s {rest.split()[-1]} {'to' if rest.startswith('add') else 'from'} "
+        "the market",
+        "buy": lambda: f"buys {rest}", "sell": lambda: f"sells {rest}",
+        "sunclock": lambda: f"puts an Inca from the {_place(rest)} on the Sun Clock",
+        "return": lambda: "returns a card" if rest == "a card" else f"returns {rest}",
+        "redeem": lambda: f"redeems the {TILES.get(rest, rest)} moon tile",
+        "forgo": lambda: f"forgoes the {TILES.get(rest, rest)} moon tile",
+        "take": lambda: f"takes {_list(rest)}",
+    }
+    phrase = phrases.get(verb)
+    return phrase() if phrase is not None and rest is not None else action
