@@ -326,6 +326,28 @@ def test_hints_follow_the_player_count_survive_a_reload_and_play_on_a_click(serv
     assert _errors(browser) == []
 
 
+def test_the_board_shows_what_a_move_costs_before_the_click(server, browser):
+    """Issue #37, item 4: reachable districts say free or 1 llama, in their outline, a visible
+    caption and a tooltip."""
+    _start(browser, server, seed="11")
+    checked = 0
+    for _ in range(40):  # play until a Prince move with both kinds of district
+        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action")
+              or "Game over" in browser.find_element(By.ID, "status").text)
+        free = browser.find_elements(By.CSS_SELECTOR, "#board g.clickable.free")
+        costly = browser.find_elements(By.CSS_SELECTOR, "#board g.clickable.costly")
+        if free and costly:
+            for g, word in ((free[0], "free"), (costly[0], "1 llama")):
+                assert g.find_element(By.CSS_SELECTOR, "text.cost").text == word
+                tip = g.find_element(By.TAG_NAME, "title").get_attribute("textContent")
+                assert tip == g.get_attribute("aria-label") and tip
+            checked += 1
+            break
+        browser.find_elements(By.CSS_SELECTOR, "button.action")[0].click()
+        time.sleep(0.2)
+    assert checked and _errors(browser) == []
+
+
 def test_save_a_position_and_open_its_link(server, browser):
     _start(browser, server, seed="9")
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
