@@ -208,6 +208,46 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
     assert width <= inner, (width, inner)
     assert browser.find_element(By.ID, "status").get_attribute("aria-live") == "polite"
     assert browser.find_element(By.ID, "board").get_attribute("aria-label")
+    # issue #37, item 2: the board's box fits its picture, the decision is on the same screen,
+    # touch targets are 44 px tall; until the game's end, with no sideways scroll
+    board = browser.find_element(By.ID, "board").rect
+    picture = browser.find_element(By.CSS_SELECTOR, "#board svg").rect
+    assert board["height"] < picture["height"] + 20
+    height = browser.execute_script("return window.innerHeight")
+    first = browser.find_elements(By.CSS_SELECTOR, "button.action")[0]
+    assert first.rect["y"] + first.rect["height"] <= height
+    assert all(b.rect["height"] >= 44 for b in
+               browser.find_elements(By.CSS_SELECTOR, "button.action") if b.is_displayed())
+    for _ in range(400):  # to the end, by clicking
+        if "Game over" in browser.find_element(By.ID, "status").text:
+            break
+        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
+                   if b.is_displayed() and b.is_enabled()]
+        if buttons:
+            browser.execute_script("arguments[0].click()", buttons[0])
+        time.sleep(0.05)
+    assert "Game over" in browser.find_element(By.ID, "status").text
+    width = browser.execute_script("return document.documentElement.scrollWidth")
+    assert width <= inner, (width, inner)  # the final table too
+
+
+def test_every_button_of_a_decision_is_above_the_fold_on_a_laptop(server, browser):
+    """Issue #37, item 3: at 1280x720 every button of the current decision is visible without
+    scrolling, the biggest decisions (a Prince move with every stay) included."""
+    browser.set_window_size(1280, 720)
+    _start(browser, server, seed="4")
+    most = 0
+    for _ in range(60):
+        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button")
+                   if b.is_displayed()]
+        height = browser.execute_script("return window.innerHeight")
+        lowest = max(b.rect["y"] + b.rect["height"] for b in buttons)
+        assert lowest <= height, (len(buttons), lowest, height)
+        most = max(most, len(buttons))
+        browser.execute_script("arguments[0].click()", buttons[0])
+        time.sleep(0.1)
+    assert most >= 15
 
 
 def test_focus_stays_on_the_moves_after_a_move(server, browser):
