@@ -1,0 +1,98 @@
+"""Screenshots of the web app from the real page (Debian's Chromium, headless, via Selenium).
+
+    python docs/make_screenshots.py
+
+Starts ``machu serve`` on a free port of 127.0.0.1, starts a 3-player game against ``ppo-3p``
+and ``gold`` (seed 21), plays its first moves by clicking the first button, opens the hints and
+captures the page at 1280x720 (``docs/img/web_app.png``) and at 390x844
+(``docs/img/web_phone.png``). Needs the ``web`` and ``dev`` extras and ``chromium`` with
+``chromium-driver``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+OUT = Path(__file__).resolve().parent / "img"
+
+
+def _wait(condition, seconds: float = 60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise TimeoutError("the page did not get there")
+
+
+def _server() -> tuple[subprocess.Popen, str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "machu_env.cli", "serve", "--port",
+                             str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, f"http://127.0.0.1:{port}/"
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise TimeoutError("machu serve did not start")
+
+
+def shoot(browser, url: str, width: int, height: int, path: Path, moves: int = 6) -> None:
+    browser.set_window_size(width, height)
+    browser.get(url)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    Select(browser.find_element(By.ID, "players")).select_by_value("3")
+    opponents = browser.find_elements(By.CSS_SELECTOR, "input.opponent")
+    for box, name in zip(opponents, ("ppo-3p", "gold"), strict=True):
+        box.clear()
+        box.send_keys(name)
+    browser.find_element(By.ID, "seed").send_keys("21")
+    browser.find_element(By.ID, "start").click()
+    for _ in range(moves):
+        button = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))[0]
+        browser.execute_script("arguments[0].click()", button)
+        time.sleep(0.4)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    if not browser.find_element(By.ID, "hint-on").is_selected():
+        browser.find_element(By.ID, "hint-on").click()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.save_screenshot(str(path))
+    print(f"wrote {path}")
+
+
+def main() -> None:
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--hide-scrollbars"):
+        options.add_argument(flag)
+    proc, url = _server()
+    browser = webdriver.Chrome(options=options,
+                               service=Service(shutil.which("chromedriver") or "chromedriver"))
+    try:
+        shoot(browser, url, 1280, 720, OUT / "web_app.png")
+        shoot(browser, url, 390, 844, OUT / "web_phone.png")
+    finally:
+        browser.quit()
+        proc.terminate()
+
+
+if __name__ == "__main__":
+    main()
