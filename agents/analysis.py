@@ -197,6 +197,12 @@ def analyze(folder: Path) -> dict[str, Any]:
     return summarize(games)
 
 
+def short_name(name: str) -> str:
+    """An agent name for a picture: a file's stem instead of its path."""
+    kind, _, rest = name.rpartition("policy:")
+    return f"{kind}policy:{Path(rest).stem}" if "policy:" in name else name
+
+
 PICTURED = (("gold", "gold"), ("vp", "VP"), ("summit", "summits"), ("sacrifice", "sacrifices"),
             ("sunclock", "Sun Clock"), ("acquire", "acquisitions"))
 
@@ -219,10 +225,11 @@ def plot(summary: dict[str, Any], path: Path) -> Path:
             a = pairing["agents"][agent]
             values = [a[key] if key in a else a["decisions"][key] for key, _ in PICTURED]
             bars = ax.bar(x + k * width, values, width,
-                          label=f"{agent} (wins {100 * a['win_share']:.0f} %)")
+                          label=f"{short_name(agent)} (wins {100 * a['win_share']:.0f} %)")
             ax.bar_label(bars, fmt="%.1f", fontsize=7)
         gold = pairing["gold_leader_won"]
-        ax.set_title(f"{name}: {pairing['games']} games"
+        short = " vs ".join(short_name(a) for a in name.split(" vs "))
+        ax.set_title(f"{short}: {pairing['games']} games"
                      + (f"; the most gold won {100 * gold:.0f} %" if gold is not None else ""),
                      fontsize=10)
         ax.set_xticks(x + 0.4 - width / 2, [label for _, label in PICTURED])
