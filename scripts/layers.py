@@ -54,28 +54,36 @@ def check() -> int:
                                "--no-cache"], cwd=tmp, env=env).returncode
 
 
+_GRAPH = """
+import json, sys
+import grimp
+names = json.loads(sys.argv[1])
+graph = grimp.build_graph("machu_env", cache_dir=None)
+def layer(m):
+    return next((n for n in names if m == n or m.startswith(n + ".")), None)
+counts = {}
+for importer in graph.modules:
+    for imported in graph.find_modules_directly_imported_by(importer):
+        a, b = layer(importer), layer(imported)
+        if a and b and a != b:
+            counts[a + " " + b] = counts.get(a + " " + b, 0) + 1
+print(json.dumps(counts))
+"""
+
+
 def edges() -> dict[tuple[str, str], int]:
-    """(importer layer, imported layer) -> number of module imports, from the code."""
-    import grimp
+    """(importer layer, imported layer) -> number of module imports, from the code: grimp in a
+    fresh interpreter over the installed layout (an interpreter that already imported
+    ``machu_env`` would read the repository's package instead)."""
+    import json
 
     names = [m for row in layers() for m in row]
     with tempfile.TemporaryDirectory() as tmp:
         installed_layout(Path(tmp))
-        sys.path.insert(0, tmp)
-        try:
-            graph = grimp.build_graph("machu_env", cache_dir=None)
-        finally:
-            sys.path.remove(tmp)
-
-    def layer(module: str) -> str | None:
-        return next((n for n in names if module == n or module.startswith(n + ".")), None)
-    counts: dict[tuple[str, str], int] = {}
-    for importer in graph.modules:
-        for imported in graph.find_modules_directly_imported_by(importer):
-            a, b = layer(importer), layer(imported)
-            if a and b and a != b:
-                counts[a, b] = counts.get((a, b), 0) + 1
-    return counts
+        out = subprocess.run([sys.executable, "-c", _GRAPH, json.dumps(names)], cwd=tmp,
+                             env={**os.environ, "PYTHONPATH": tmp}, capture_output=True,
+                             text=True, check=True).stdout
+    return {tuple(k.split(" ")): n for k, n in json.loads(out).items()}
 
 
 def mermaid() -> str:
