@@ -411,6 +411,8 @@ def widen_input(net, observation: int):
     training gives the new inputs a use."""
     import torch
 
+    if isinstance(observation, bool) or observation not in OBS_SIZES:
+        raise ValueError(f"observation must be 1 or 2 (the version), got {observation!r}")
     config = {**net.config, "obs_size": OBS_SIZES[observation]}
     if config["obs_size"] < net.config["obs_size"]:
         raise ValueError("a policy can be widened to a longer observation, not narrowed")

@@ -58,6 +58,10 @@ def redealt(game: Game, seat: int | None, rng: Any = None) -> Game:
     ``seat`` has never held is dealt anew at random (``rng``: a ``random.Random``-like object
     with ``shuffle``; default: the system's entropy). ``seat`` None re-deals every card (a
     watched game). ValueError for a game without a known setup (a batch row)."""
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                             or not 0 <= seat < game.num_players):
+        raise ValueError(f"seat must be None (a watcher) or a seat 0..{game.num_players - 1}, "
+                         f"got {seat!r}")
     rng = rng or secrets.SystemRandom()
     keep = seen_cards(game, seat)
     hidden = [c for c in range(NUM_CARDS) if not keep >> c & 1]

@@ -146,9 +146,10 @@ def standing(game: Game, seat: int) -> list[dict[str, Any]]:
     me = game.observation(seat)
     vp, gold = round(float(me[OBS_SIZE - 2]) * 50), round(float(me[OBS_SIZE - 1]) * 50)
     n, rows = game.num_players, []
+    public = game.view("public")["players"]
     for p in range(n):
         j = (p - seat) % n
-        cards = game.view("public")["players"][p]["num_cards"]
+        cards = public[p]["num_cards"]
         if j == 0:
             rows.append({"player": p, "you": True, "cards": cards, "vp": vp, "gold": gold})
             continue

@@ -91,3 +91,12 @@ def test_a_record_without_a_seed_must_give_the_whole_deal():
     v1["version"], v1["options"]["seed"] = 1, 5
     with pytest.raises(ValueError, match="needs version 2"):
         replay(v1)
+
+
+@pytest.mark.parametrize("seat", [3, -1, True, "0", 1.0])
+def test_a_bad_seat_is_refused_and_changes_nothing(seat):
+    game = _played(3, 7, 30)
+    before = game.state.copy()
+    with pytest.raises(ValueError, match="seat must be None"):
+        redealt(game, seat)
+    assert (game.state == before).all()

@@ -402,3 +402,12 @@ def test_machu_train_observation_2_writes_a_version_2_agent(tmp_path):
 
     game = Game(2, seed=1)
     assert agent.act(game) in game.legal_action_ids()
+
+
+def test_widening_to_an_unknown_observation_is_refused():
+    from machu_env.agents import policy_file, shipped_policies
+    from machu_env.agents.policy_file import widen_input
+
+    tensors, config, _ = policy_file.parse(shipped_policies()["ppo-2p"].read_bytes())
+    with pytest.raises(ValueError, match="observation must be 1 or 2"):
+        widen_input(policy_file.build_net(tensors, config), 3)
