@@ -1,6 +1,6 @@
 """Baseline and trained agents for machu-env, one protocol: ``agent.act(game) -> action id``.
 
-``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``mcts``, a
+``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``racer``, ``mcts``, a
 shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in ``agents/checkpoints``)
 or ``policy:<path to a .safetensors agent file>`` (a single policy or a population: see
 ``policy_file``; each plays as its file says; an sb3 ``.zip`` only with
@@ -17,9 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from machu_env.agents.base import Agent, RandomAgent
-from machu_env.agents.heuristic import BuilderAgent, GoldAgent
+from machu_env.agents.heuristic import BuilderAgent, GoldAgent, RacerAgent
 
-AGENTS = {"random": RandomAgent, "builder": BuilderAgent, "gold": GoldAgent}
+AGENTS = {"random": RandomAgent, "builder": BuilderAgent, "gold": GoldAgent,
+          "racer": RacerAgent}
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 
 

@@ -62,12 +62,14 @@ class TrainConfig(PPOSettings):
     max_exploiters: int = 4
     exploit_greedy: bool = False
     init: str = ""
+    frozen: str = ""  # comma-separated policies that stay in the pool (frozen exploiters)
     observation: int = 1  # the observation version: 1, or 2 (with the race for the gold majority)
     ray: str = ""  # "" or a Ray address: the evaluations against the heuristics run as Ray tasks
 
     def check(self) -> None:
         """Clear errors for impossible settings (before anything is built)."""
-        for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray"):
+        for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray",
+                     "frozen"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         super().check()
@@ -85,6 +87,7 @@ class TrainConfig(PPOSettings):
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
             raise ValueError(f"exploiter_share must be a number in [0, 1], got {v!r}")
         self.layers()
+        self.frozen_paths()
         parse_pool(self.pool)
         check_reward_mode(self.reward)
         if not re.fullmatch(r"auto|cpu|mps|cuda(:\d{1,3})?", self.device):
@@ -102,6 +105,13 @@ class TrainConfig(PPOSettings):
                              f"layer sizes in 1..{policy_file.MAX_WIDTH}, like 256,256; got "
                              f"{self.net_arch!r}")
         return sizes
+
+    def frozen_paths(self) -> list[Path]:
+        """The agent files ``frozen`` names (each checked to exist, at most 16)."""
+        names = [x.strip() for x in self.frozen.split(",")] if self.frozen.strip() else []
+        if len(names) > 16:
+            raise ValueError(f"frozen names {len(names)} policies; at most 16")
+        return [init_path(x, "frozen") for x in names]
 
     @classmethod
     def load(cls, path: Path) -> TrainConfig:
@@ -136,7 +146,7 @@ class TrainConfig(PPOSettings):
         return config
 
 
-def init_path(init: str) -> Path:
+def init_path(init: str, what: str = "init") -> Path:
     """The agent file ``--init`` names: a shipped agent (``ppo-2p-v1``), ``policy:<file>`` or
     a path to a ``.safetensors`` agent file."""
     from machu_env.agents import shipped_policies
@@ -146,7 +156,7 @@ def init_path(init: str) -> Path:
         return shipped[init]
     path = Path(init.split(":", 1)[1] if init.startswith("policy:") else init)
     if path.suffix != policy_file.SUFFIX or not path.is_file():
-        raise ValueError(f"init {init!r} is neither a shipped agent ({', '.join(shipped)}) nor "
+        raise ValueError(f"{what} {init!r} is neither a shipped agent ({', '.join(shipped)}) nor "
                          f"an existing {policy_file.SUFFIX} agent file")
     return path
 

@@ -29,6 +29,10 @@ main agent keeps meeting the strategies that beat it. An exploiter faces the mai
 play, or with ``--exploit-greedy`` its deterministic play (what tournaments and ``machu exploit``
 face; the exploiters still play sampled moves in the pool). Each evaluation also plays the main
 agent against every pool member and writes ``league.json``: win shares and OpenSkill ratings.
+``--frozen A,B`` keeps policies in the pool for the whole run beside the exploiters (sharing
+``--exploiter-share`` with them; with or without ``--league``): the frozen exploiters of earlier
+probes, so the main agent never forgets the races it once lost (issue #36). Version-1 files join
+a version-2 run with their input widened (they play as before).
 
 ``--init AGENT`` starts the learner from a trained policy of the same network shape (a shipped
 agent such as ``ppo-2p-v1``, or ``policy:<file>``/a ``.safetensors`` path) instead of fresh
@@ -102,6 +106,7 @@ class Trainer:
         self.config_net = net_config(c.layers(), observation=c.observation)
         # the starting policy is read (and its shape checked) before anything is written
         init_net = self._load_net(init_path(c.init)) if c.init and not resume else None
+        self.frozen = [self._load_net(path).cpu().eval() for path in c.frozen_paths()]
         try:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
@@ -241,16 +246,18 @@ class Trainer:
                   flush=True)
 
     def _install_pool(self) -> None:
-        """The snapshots (and exploiters) as one bank; exploiters share ``exploiter_share``
-        of the ``self`` weight."""
+        """The snapshots, exploiters and ``frozen`` policies as one bank; exploiters and frozen
+        policies share ``exploiter_share`` of the ``self`` weight."""
         c = self.config
-        nets = [n for _, n in self.snapshots] + [n for _, n in self.exploiters]
-        names = ["self"] * len(self.snapshots) + ["exploiter"] * len(self.exploiters)
+        others = [n for _, n in self.exploiters] + self.frozen
+        nets = [n for _, n in self.snapshots] + others
+        names = (["self"] * len(self.snapshots) + ["exploiter"] * len(self.exploiters)
+                 + ["frozen"] * len(self.frozen))
         weights = [1.0] * len(nets)
-        if self.exploiters:
+        if others:
             share = c.exploiter_share
             weights = ([(1 - share) / len(self.snapshots)] * len(self.snapshots)
-                       + [share / len(self.exploiters)] * len(self.exploiters))
+                       + [share / len(others)] * len(others))
         bank = PolicyBank(nets, seed=c.seed + int(self.model.num_timesteps) + 7,
                           precision=c.precision, names=names)
         self.env.set_snapshots(bank, weights=weights)
@@ -292,17 +299,19 @@ class Trainer:
 
         c = self.config
         members = {name: row[f"win_vs_{name}"] for name in EVAL_OPPONENTS}
+        rivals = [(f"frozen:{k}", k, net) for k, net in enumerate(self.frozen)]
         for label, entries in (("snapshot", self.snapshots), ("exploiter", self.exploiters)):
-            for step, net in entries:
-                bank = PolicyBank([net], deterministic=True, names=[f"{label}:{step}"])
-                members[f"{label}:{step}"] = win_share(self.model.predict, bank, c.eval_games,
-                                                       c.players, seed=7_000_003 + step)
+            rivals += [(f"{label}:{step}", step, net) for step, net in entries]
+        for name, step, net in rivals:
+            bank = PolicyBank([net], deterministic=True, names=[name])
+            members[name] = win_share(self.model.predict, bank, c.eval_games, c.players,
+                                      seed=7_000_003 + step)
         table = league_table(members, c.eval_games, c.players)
         (self.out / "league.json").write_text(json.dumps(
             {"timesteps": row["timesteps"], "games_per_member": c.eval_games,
              "table": table}, indent=2))
-        worst = min(v for k, v in members.items() if k.startswith("exploiter")) \
-            if self.exploiters else None
+        worst = min((v for k, v in members.items() if k.startswith(("exploiter", "frozen"))),
+                    default=None)
         row["win_vs_worst_exploiter"] = worst if worst is not None else float("nan")
 
     def _write_history(self) -> None:

@@ -48,7 +48,7 @@ def train(
     net_arch: str = typer.Option("256,256", help="hidden layer sizes of the policy and of "
                                  "the value network"),
     pool: str = typer.Option("random:0.05,builder:0.25,gold:0.45,self:0.25",
-                             help="opponent pool weights (random, builder, gold, self)"),
+                             help="opponent pool weights (random, builder, gold, racer, self)"),
     reward: str = typer.Option("win", help="win, rank or score (machu_env.core.reward_modes)"),
     snapshot_every: int = typer.Option(1_000_000, min=1, help="steps between snapshots"),
     max_snapshots: int = typer.Option(8, min=1, help="frozen snapshots kept in the pool"),
@@ -72,6 +72,10 @@ def train(
     exploit_greedy: bool = typer.Option(False, help="league: exploiters train against the main "
                                         "agent's deterministic play (as tournaments and "
                                         "`machu exploit` play it) instead of its sampled play"),
+    frozen: str = typer.Option("", help="comma-separated policies (shipped names, "
+                               "policy:<file>) that stay in the pool all run long beside the "
+                               "exploiters, sharing --exploiter-share with them: frozen "
+                               "exploiters of earlier probes, say"),
     init: str = typer.Option("", help="start from this trained policy (ppo-2p-v1, "
                              "policy:<file>) instead of fresh weights"),
     observation: int = typer.Option(1, min=1, max=2, help="the observation version: 1, or 2 "

@@ -1,9 +1,9 @@
 """Compiled kernels for training against an opponent pool, over the batch engine's arrays.
 
 Every game ``i`` has one learner seat ``seats[i]`` and, for every seat, an opponent kind
-``kinds[i, seat]``: ``RANDOM``, ``BUILDER`` and ``GOLD`` are played here in compiled code (the
-heuristics are ``agents.heuristic.choose``, the same function the ``builder`` and ``gold`` agents
-call, on a re-deal of the cards the deciding seat cannot see: ``choose_fair``); kinds
+``kinds[i, seat]``: ``RANDOM``, ``BUILDER``, ``GOLD`` and ``RACER`` are played here in compiled
+code (the heuristics are ``agents.heuristic.choose``, the same function the heuristic agents call,
+on a re-deal of the cards the deciding seat cannot see: ``choose_fair``); kinds
 ``>= FIRST_POLICY`` are frozen policies that Python plays in batches. A new game
 draws its learner seat and every opponent kind from the game's own generator, so a run depends
 only on its seed, never on the thread count.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose_fair
+from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, RACER_WEIGHTS, choose_fair
 from machu_env.engine import batch as K
 from machu_env.engine.flow import step
 from machu_env.engine.observation import encode
@@ -22,10 +22,10 @@ from machu_env.engine.rng import below
 from machu_env.engine.scoring import SC_WINNER
 from machu_env.rules import layout as L
 
-RANDOM, BUILDER, GOLD = 0, 1, 2
-FIRST_POLICY = 3  # kinds 3, 4, ... are the frozen snapshots 0, 1, ...
-COMPILED_NAMES = ("random", "builder", "gold")
-HEURISTIC_WEIGHTS = np.stack([BUILDER_WEIGHTS, GOLD_WEIGHTS])  # row kind - 1
+RANDOM, BUILDER, GOLD, RACER = 0, 1, 2, 3
+FIRST_POLICY = 4  # kinds 4, 5, ... are the frozen snapshots 0, 1, ...
+COMPILED_NAMES = ("random", "builder", "gold", "racer")
+HEURISTIC_WEIGHTS = np.stack([BUILDER_WEIGHTS, GOLD_WEIGHTS, RACER_WEIGHTS])  # row kind - 1
 PROB_SCALE = 1 << 30  # pool probabilities are integers out of this
 
 

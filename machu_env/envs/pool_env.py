@@ -1,8 +1,8 @@
 """``PoolVecEnv``: the batched SB3 ``VecEnv`` with an opponent pool, for self-play training.
 
 Each game seats the learner and, at every other seat, an opponent drawn for that game from the
-pool: ``random``, ``builder``, ``gold`` (compiled, played inside the batch kernels) or a frozen
-snapshot of the learner (torch policies, played in batches from Python: a list of batched
+pool: ``random``, ``builder``, ``gold``, ``racer`` (compiled, played inside the batch kernels) or
+a frozen snapshot of the learner (torch policies, played in batches from Python: a list of batched
 policies, one call each, or a ``PolicyBank`` that plays all of them in one forward pass).
 Everything else is as in ``machu_env.MachuPicchuVecEnv``: terminal rewards,
 ``action_masks()``, automatic restarts. A finished game's info also says whom the learner met
@@ -93,8 +93,8 @@ class PoolVecEnv(MachuPicchuVecEnv):
     Args:
         num_envs, num_players, seed, learner_seat, reward, learning_game: as in
             ``MachuPicchuVecEnv``.
-        pool: weights of ``random``, ``builder``, ``gold`` and ``self`` (the frozen snapshots,
-            sharing the ``self`` weight equally); missing members weigh 0.
+        pool: weights of ``random``, ``builder``, ``gold``, ``racer`` and ``self`` (the frozen
+            snapshots, sharing the ``self`` weight equally); missing members weigh 0.
         max_learner_steps: a game in which the learner has decided this many times ends as
             truncated with reward 0 (two policies that never stay would play for ever).
         max_decisions: so does a game of this many decisions (all players').

@@ -13,7 +13,7 @@ All ``num_envs`` games live in one batch of flat int32 states and are stepped by
 engine in parallel: no per-game Python objects (``gym.make_vec`` would otherwise wrap one
 single env per game in a ``SyncVectorEnv``). The learner holds one seat per game (fixed with
 ``learner_seat``, or drawn for each new game); the other seats are played inside the batch by
-the ``opponents`` pool (``machu_env/envs/pool_env.py``: ``random``, ``builder`` and ``gold`` in
+the ``opponents`` pool (``machu_env/envs/pool_env.py``: ``random``, ``builder``, ``gold`` and ``racer`` in
 compiled code with weights, like ``"random:1"`` or ``"builder:1,gold:3"``; ``set_opponent_policies``
 adds frozen policies, all asked in one batched call per opponent turn).
 
@@ -81,7 +81,7 @@ class MachuPicchuVectorEnv(VectorEnv):
         num_envs: number of games (1 or more).
         num_players: 2 to 5.
         opponents: the opponent pool's weights (``"random:1"``, ``"gold:1"``,
-            ``"random:0.2,gold:0.8"``; members ``random``, ``builder``, ``gold``).
+            ``"random:0.2,gold:0.8"``; members ``random``, ``builder``, ``gold``, ``racer``).
         learner_seat: the learner's seat, or None to draw it for each new game.
         reward: ``"win"``, ``"rank"`` or ``"score"``.
         learning_game: the learning-game variant.

@@ -17,7 +17,7 @@ from machu_env.train.bank import PolicyBank  # noqa: E402
 from machu_env.train.evaluate import game_results  # noqa: E402
 from machu_env.train.exploit import AgentBank, exploit, opponent_for  # noqa: E402
 from machu_env.train.ppo import PPO, PPOSettings, masked_logits, net_config, new_net  # noqa: E402
-from machu_env.train.selfplay import TrainConfig, train  # noqa: E402
+from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
 
 SMALL = PPOSettings(n_envs=16, n_steps=32, batch_size=256, n_epochs=2)
 
@@ -164,6 +164,36 @@ def test_league_run_trains_exploiters_and_writes_a_ratings_table(tmp_path):
             assert lo <= row["main_win_share"] <= hi
     ordinals = [row["ordinal"] for row in table]
     assert ordinals == sorted(ordinals, reverse=True)
+
+
+def test_frozen_policies_stay_in_the_pool_and_the_league_table(tmp_path):
+    """``frozen``: agent files that join the pool for the whole run, sharing the exploiters'
+    share; a version-1 file joins a version-2 run widened; bad names are refused before
+    anything is written (issue #36)."""
+    first = tmp_path / "first"
+    base = dict(players=2, seed=1, n_envs=16, n_steps=32, batch_size=256, n_epochs=1,
+                net_arch="16,16", eval_games=8, snapshot_every=1024, max_snapshots=2,
+                device="cpu", threads=1)
+    train(TrainConfig(timesteps=512, out=str(first), eval_every=512, **base), verbose=False)
+    frozen = first / "latest.safetensors"  # a version-1 file
+    out = tmp_path / "run"
+    config = TrainConfig(timesteps=1024, out=str(out), eval_every=1024, league=True,
+                         exploiter_every=10**6, exploiter_share=0.4, observation=2,
+                         frozen=f"policy:{frozen}", **base)
+    trainer = Trainer(config, verbose=False)
+    assert len(trainer.frozen) == 1 and trainer.frozen[0].config["obs_size"] == 417
+    assert trainer.env.bank.names == ["self", "frozen"]
+    chances = trainer.env.probabilities()  # the default pool's self weight, shared 0.6 : 0.4
+    assert chances["snapshot:1"] / chances["snapshot:0"] == pytest.approx(0.4 / 0.6, rel=1e-6)
+    trainer.run()
+    table = json.loads((out / "league.json").read_text())["table"]
+    assert "frozen:0" in {row["member"] for row in table}
+    for bad, message in [("ppo-9p", "frozen 'ppo-9p' is neither"),
+                         (",".join(["ppo-2p"] * 17), "at most 16")]:
+        with pytest.raises(ValueError, match=message):
+            Trainer(TrainConfig(timesteps=512, out=str(tmp_path / "bad"), frozen=bad, **base),
+                    verbose=False)
+        assert not (tmp_path / "bad").exists()
 
 
 @pytest.mark.parametrize("greedy", [False, True])

@@ -73,10 +73,12 @@ def test_bad_snapshots_are_refused_and_change_nothing():
 
 def test_pool_probabilities_follow_the_weights_and_share_self_among_snapshots():
     env = PoolVecEnv(4, pool="random:1,gold:1,self:2")
-    assert env.probabilities() == pytest.approx({"random": 0.5, "builder": 0.0, "gold": 0.5})
+    assert env.probabilities() == pytest.approx({"random": 0.5, "builder": 0.0, "gold": 0.5,
+                                                 "racer": 0.0})
     env.set_snapshots([lambda o, m: None, lambda o, m: None])
     assert env.probabilities() == pytest.approx(
-        {"random": 0.25, "builder": 0.0, "gold": 0.25, "snapshot:0": 0.25, "snapshot:1": 0.25})
+        {"random": 0.25, "builder": 0.0, "gold": 0.25, "racer": 0.0, "snapshot:0": 0.25,
+         "snapshot:1": 0.25})
 
 
 def test_games_draw_opponents_with_the_pool_weights():
@@ -91,16 +93,16 @@ def test_games_draw_opponents_with_the_pool_weights():
 
 
 def test_heuristic_opponents_beat_a_random_learner_and_random_ones_do_not():
-    """The compiled builder and gold opponents are the agents' heuristics: a random learner
+    """The compiled builder, gold and racer opponents are the agents' heuristics: a random learner
     almost never wins against them, and wins about half its games against random play."""
-    results = _play(PoolVecEnv(64, 2, seed=2, pool="random:1,builder:1,gold:1"), 400)
+    results = _play(PoolVecEnv(64, 2, seed=2, pool="random:1,builder:1,gold:1,racer:1"), 400)
     share = {}
-    for name in ("random", "builder", "gold"):
+    for name in ("random", "builder", "gold", "racer"):
         games = [r for r in results if r["opponent"] == name]
         assert len(games) > 30
         share[name] = np.mean([r["won"] for r in games])
     assert 0.3 < share["random"] < 0.7
-    assert share["builder"] < 0.1 and share["gold"] < 0.1
+    assert share["builder"] < 0.1 and share["gold"] < 0.1 and share["racer"] < 0.1
     for r in results:  # the win reward says the same as the info
         assert r["reward"] == (1.0 if r["won"] else -1.0)
         assert not r["TimeLimit.truncated"]
