@@ -21,7 +21,7 @@ from machu_env.engine.observation import OBS_SIZES, encode
 from machu_env.engine.rng import seed_state
 from machu_env.engine.scoring import NUM_SCORE_COLUMNS, final_scores, vp_details
 from machu_env.engine.setup import init_state
-from machu_env.engine.stages import DECISION_NAMES, NUM_DECISION_KINDS
+from machu_env.engine.stages import D_REDEEM, DECISION_NAMES, NUM_DECISION_KINDS
 from machu_env.rules import layout as L
 from machu_env.rules.actions import ACTION_NOTATION, NUM_ACTIONS, parse_action
 from machu_env.rules.data import (
@@ -330,6 +330,10 @@ class Game:
             "cards": _hand_cards(hand) if show_cards else None,
             "num_cards": hand.bit_count(),
             "moon_tiles": [MOON_TILES[t] for t in range(7) if s[L.MOON_OWNER + t] == p],
+            # the tile this player decides to redeem now (R7.1: at night it is already back on
+            # the board while its owner pays for it; R7.5: on day 9 still the player's)
+            "redeeming": MOON_TILES[int(s[L.CTX_TILE])]
+            if s[L.STAGE] == D_REDEEM and s[L.DECIDER] == p else None,
             "summit_vp": 3 * int(s[b + L.P_SUMMIT_VP]),
         }
 

@@ -19,6 +19,17 @@ _SHORT = {"corn_terraces": "corn", "llama_meadow": "llama", "coca_plantation": "
           "potters_quarter": "pottery", "weavers_quarter": "cloth"}  # fmt: skip
 
 
+def moon_text(pv: dict) -> str:
+    """A player's moon tiles in words: the tile being redeemed is named even when R7.1 has
+    already put it back on the board ("cloth (redeeming)"); "-" for none."""
+    tiles = list(pv["moon_tiles"])
+    if pv.get("redeeming") and pv["redeeming"] not in tiles:
+        tiles.append(f"{pv['redeeming']} (redeeming)")
+    elif pv.get("redeeming"):
+        tiles[tiles.index(pv["redeeming"])] += " (redeeming)"
+    return ", ".join(tiles) or "-"
+
+
 def check_render_player(value: object, num_players: int, special: str) -> int | str | None:
     """An env's ``render_player``: a seat, ``"public"``, None (everything) or ``special`` (the
     env's own default perspective: ``"learner"``, ``"current"``)."""
@@ -67,7 +78,7 @@ def render_text(game: Game, player: int | str | None = None) -> str:
         lines.append(
             f"P{p}: {goods} | Incas: {incas or '-'} (supply {pv['incas_supply']}) | "
             f"priests: {priests or '-'} | Scout {pv['scout']} | Prince {pv['prince'] or '-'} | "
-            f"moon: {', '.join(pv['moon_tiles']) or '-'} | {pv['num_cards']} cards: {cards}"
+            f"moon: {moon_text(pv)} | {pv['num_cards']} cards: {cards}"
         )
     if v["game_over"]:
         for p, sc in enumerate(game.scores()):

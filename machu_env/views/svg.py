@@ -50,6 +50,7 @@ from machu_env.rules.data import (
     START_DAY,
     TRAIL_LENGTH,
 )
+from machu_env.views.render import moon_text
 
 if TYPE_CHECKING:  # a game: anything with Game's view(player), scores() and learning_game
     from typing import Protocol
@@ -334,8 +335,8 @@ def _panel(v: dict[str, Any], p: int, scores: list[dict[str, Any]] | None, y: in
     x += 6
     pr = " ".join(f"{k} {pv['priests'][k]}" for k in PRIEST_KINDS)
     out.append(_text(x, y + 20, f"Incas in supply {pv['incas_supply']} · {pr}", 11))
-    moon = ", ".join(pv["moon_tiles"]) or "-"
-    out.append(_text(x + 340, y + 20, f"moon: {moon} · summit VP {pv['summit_vp']}", 11))
+    out.append(_text(x + 340, y + 20, f"moon: {moon_text(pv)} · summit VP {pv['summit_vp']}",
+                     11))
     result = ""
     if scores is not None:
         sc = scores[p]

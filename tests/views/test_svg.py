@@ -12,6 +12,7 @@ import pytest
 import machu_env
 from machu_env import Game
 from machu_env.rules.data import CARDS, DISTRICTS, GOODS, PRODUCTION_DISTRICTS
+from machu_env.views.render import render_text
 from machu_env.views.svg import GOODS_LETTER, LABELS, board_size, board_svg
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -173,3 +174,27 @@ def test_a_long_hand_at_the_end_never_runs_into_the_result():
     for x, y, text in cards:
         assert int(x) + CHAR_W[11] * len(text) < right_start or int(y) != int(result[1])
         assert int(x) + CHAR_W[11] * len(text) < WIDTH - MAP_X
+
+
+def test_a_tile_being_redeemed_at_night_is_still_named_in_its_owners_panel():
+    """R7.1: at night each moon tile goes back to the board before its owner pays for a goods
+    tile; the view says which tile the decision is about (``redeeming``), and the text and the
+    picture name it beside the player's other tiles."""
+    rng = random.Random(3)
+    for seed in range(300):
+        game = Game(2, seed=seed)
+        while not game.is_over and not (game.decision == "redeem" and game.day < 9):
+            game.play(rng.choice(game.legal_action_ids()))
+        if not game.is_over:
+            break
+    p = game.current_player
+    mine = game.view(p)["players"][p]
+    tile = mine["redeeming"]
+    assert tile in ("llama", "coca", "pottery", "cloth") and tile not in mine["moon_tiles"]
+    assert tile in game.view(p)["moon_tiles"]  # back on the board already
+    assert game.legal_actions() == [f"redeem {tile}", f"forgo {tile}"]
+    assert f"{tile} (redeeming)" in render_text(game)
+    assert f"{tile} (redeeming)" in board_svg(game, p)
+    assert game.view(p)["players"][1 - p]["redeeming"] is None
+    game.play(f"forgo {tile}")
+    assert all(q["redeeming"] is None for q in game.view()["players"])

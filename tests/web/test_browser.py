@@ -402,3 +402,45 @@ def test_save_a_position_and_open_its_link(server, browser):
     _wait(lambda: "#game=" in browser.current_url)
     _wait(lambda: browser.find_element(By.ID, "history").text == moves)
     assert _errors(browser) == []
+
+
+def _night_redeem_record():
+    """A random game's record and the decision index where player 0 decides, at night, about
+    a goods moon tile it has already put back on the board (R7.1)."""
+    import random
+
+    from machu_env import Game
+    from machu_env.core.records import game_record
+
+    for seed in range(300):
+        game, rnd, at = Game(2, seed=seed), random.Random(seed), None
+        while not game.is_over:
+            if at is None and game.decision == "redeem" and game.day < 9 \
+                    and game.current_player == 0:
+                at = len(game.history)
+                tile = game.view(0)["players"][0]["redeeming"]
+                if tile in game.view(0)["players"][0]["moon_tiles"]:
+                    at = None  # the tile must already be back on the board
+            game.play(rnd.choice(game.legal_action_ids()))
+        if at is not None:
+            return game_record(game, ["random", "random"]), at, tile
+    raise AssertionError("no night redemption in 300 random games")
+
+
+def test_the_night_redemption_names_the_tile_on_the_board(server, browser):
+    """Issue #37, item 5: at night a moon tile goes back to the board before its owner pays for
+    it (R7.1); the player's panel still names it ("cloth (redeeming)"), not "moon: -"."""
+    import json
+    import urllib.request
+
+    record, at, tile = _night_redeem_record()
+    request = urllib.request.Request(server + "api/games", method="POST", data=json.dumps(
+        {"record": record, "at": at, "seat": 0, "opponents": "random"}).encode(),
+        headers={"Content-Type": "application/json"})
+    state = json.loads(urllib.request.urlopen(request, timeout=60).read())
+    browser.get(f"{server}#game={state['id']}")
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    board = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
+    assert f"{tile} (redeeming)" in board
+    assert "Redeem the moon tile" in browser.find_element(By.ID, "actions").text
+    assert _errors(browser) == []
