@@ -1,7 +1,7 @@
 """Baseline and trained agents for machu-env, one protocol: ``agent.act(game) -> action id``.
 
-``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``racer``, ``mcts``, a
-shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in ``agents/checkpoints``)
+``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``racer``,
+``mcts``, a shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in ``agents/checkpoints``)
 or ``policy:<path to a .safetensors agent file>`` (a single policy or a population: see
 ``policy_file``; each plays as its file says; an sb3 ``.zip`` only with
 ``trust_pickle=True``: see ``policy_file``), or ``search:<policy>`` — determinised PUCT guided
