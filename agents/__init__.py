@@ -1,11 +1,11 @@
 """Baseline and trained agents for machu-env, one protocol: ``agent.act(game) -> action id``.
 
 ``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``racer``,
-``mcts``, a shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in ``agents/checkpoints``)
-or ``policy:<path to a .safetensors agent file>`` (a single policy or a population: see
-``policy_file``; each plays as its file says; an sb3 ``.zip`` only with
-``trust_pickle=True``: see ``policy_file``), or ``search:<policy>`` — determinised PUCT guided
-by that trained policy (``search:ppo-2p``, ``search:policy:<path>``; ``puct.py``), or
+``mcts``, a shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in
+``agents/checkpoints``) or ``policy:<path to a .safetensors agent file>`` (a single policy or a
+population: see ``policy_file``; each plays as its file says; an sb3 ``.zip`` only with
+``trust_pickle=True``: see ``policy_file``), or ``search:<policy>`` — determinised PUCT guided by
+that trained policy (``search:ppo-2p``, ``search:policy:<path>``; ``puct.py``), or
 ``rollout:<policy>`` — determinised rollouts of that policy comparing its likeliest actions
 (``rollout.py``), or ``rllib:<checkpoint folder>`` — a policy trained with RLlib
 (``train/rllib_ppo.py``; the data-only agent file saved in the folder, the ``rllib`` extra).

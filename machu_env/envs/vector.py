@@ -10,12 +10,12 @@
         masks = infos["action_mask"]  # (num_envs, 157) bool: the legal actions of the next step
 
 All ``num_envs`` games live in one batch of flat int32 states and are stepped by the compiled
-engine in parallel: no per-game Python objects (``gym.make_vec`` would otherwise wrap one
-single env per game in a ``SyncVectorEnv``). The learner holds one seat per game (fixed with
-``learner_seat``, or drawn for each new game); the other seats are played inside the batch by
-the ``opponents`` pool (``machu_env/envs/pool_env.py``: ``random``, ``builder``, ``gold`` and ``racer`` in
-compiled code with weights, like ``"random:1"`` or ``"builder:1,gold:3"``; ``set_opponent_policies``
-adds frozen policies, all asked in one batched call per opponent turn).
+engine in parallel: no per-game Python objects (``gym.make_vec`` would otherwise wrap one single
+env per game in a ``SyncVectorEnv``). The learner holds one seat per game (fixed with
+``learner_seat``, or drawn for each new game); the other seats are played inside the batch by the
+``opponents`` pool (``machu_env/envs/pool_env.py``: ``random``, ``builder``, ``gold`` and ``racer``
+in compiled code with weights, like ``"random:1"`` or ``"builder:1,gold:3"``;
+``set_opponent_policies`` adds frozen policies, all asked in one batched call per opponent turn).
 
 Conventions (Gymnasium 1.x):
 
