@@ -134,7 +134,7 @@ def _incas(x: float, y: float, p: int, count: int, where: str) -> str:
     return (f'<g><title>Player {p}: {count} Inca{"s" * (count != 1)} in {escape(where)}'
             f'</title><rect x="{x - 10:.0f}" y="{y - 10:.0f}" width="21" height="21" rx="3" '
             f'fill="{c}" stroke="#222"/>'
-            + _text(x + 0.5, y - 1, f"P{p}", 7, "middle", "bold", ink)
+            + _text(x + 0.5, y - 1, f"P{p}", 9, "middle", "bold", ink)
             + _text(x + 0.5, y + 9, count, 10, "middle", "bold", ink) + "</g>")
 
 
@@ -281,7 +281,7 @@ def _trail(v: dict[str, Any], y: int) -> list[str]:
                    f'fill="{fill}" stroke="#999"><title>space {s} {label}</title></rect>')
         out.append(_text(x + w / 2 - 1.5, y + 21, s, 10, "middle", "bold"))
         if label:
-            out.append(_text(x + w / 2 - 1.5, y + 62, label.split()[0], 8, "middle",
+            out.append(_text(x + w / 2 - 1.5, y + 62, label.split()[0], 9, "middle",
                              fill="#555"))
     for p, pv in enumerate(v["players"]):
         s = pv["scout"] % (TRAIL_LENGTH + 1)

@@ -218,14 +218,29 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
     assert first.rect["y"] + first.rect["height"] <= height
     assert all(b.rect["height"] >= 44 for b in
                browser.find_elements(By.CSS_SELECTOR, "button.action") if b.is_displayed())
+    assert _smallest_board_text(browser) >= 9  # readable: the board pans in its box
+    assert browser.find_element(By.ID, "zoom").rect["height"] >= 44
+    browser.find_element(By.ID, "zoom").click()  # the whole board, fitted to the width
+    assert _smallest_board_text(browser) < 5
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= inner
+    browser.find_element(By.ID, "zoom").click()
+    assert _smallest_board_text(browser) >= 9
+    kinds = set()
     for _ in range(400):  # to the end, by clicking
         if "Game over" in browser.find_element(By.ID, "status").text:
             break
         buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
                    if b.is_displayed() and b.is_enabled()]
         if buttons:
+            kind = browser.find_element(By.ID, "status").text
+            if kind not in kinds:  # every kind of decision: the board and it on one screen
+                kinds.add(kind)
+                top = browser.find_element(By.ID, "board").rect["y"]
+                assert buttons[0].rect["y"] + buttons[0].rect["height"] - top <= height, kind
+                assert _smallest_board_text(browser) >= 9, kind
             browser.execute_script("arguments[0].click()", buttons[0])
         time.sleep(0.05)
+    assert len(kinds) >= 5, kinds
     assert "Game over" in browser.find_element(By.ID, "status").text
     width = browser.execute_script("return document.documentElement.scrollWidth")
     assert width <= inner, (width, inner)  # the final table too
@@ -267,6 +282,16 @@ def test_focus_stays_on_the_moves_after_a_move(server, browser):
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action:not([disabled])"))
     focused = browser.switch_to.active_element
     assert focused.tag_name == "button" and "action" in focused.get_attribute("class")
+
+
+def _smallest_board_text(browser) -> float:
+    """The smallest font size on the board as drawn, in CSS pixels."""
+    return browser.execute_script("""
+        const svg = document.querySelector('#board svg');
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        const sizes = [...svg.querySelectorAll('text')].map(
+            (t) => parseFloat(getComputedStyle(t).fontSize));
+        return Math.min(...sizes) * scale;""")
 
 
 def _start(browser, server, seed="7", **fields):
