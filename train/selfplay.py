@@ -354,8 +354,8 @@ class Trainer:
     def run(self) -> dict[str, Any]:
         """Train up to ``timesteps`` steps in total; returns the summary (also saved)."""
         c, m = self.config, self.model
-        if not self.history:
-            self.evaluate()
+        if not self.history:  # the starting policy is a checkpoint too: best.safetensors
+            self._checkpoint()  # exists even when training never beats it (an --init run)
         next_eval = (m.num_timesteps // c.eval_every + 1) * c.eval_every
         next_snapshot = (m.num_timesteps // c.snapshot_every + 1) * c.snapshot_every
         next_exploiter = (m.num_timesteps // c.exploiter_every + 1) * c.exploiter_every

@@ -25,13 +25,19 @@ for command in (playing.play, evaluating.tournament, evaluating.analyze, playing
     app.command()(command)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run ``machu``; bad input prints one line to stderr and exits with status 2."""
-    args = (sys.argv[1:] if argv is None else list(argv)) or ["--help"]
-    for k, a in enumerate(args):  # `--ray` without an address: the local instance
+def expand_args(args: list[str]) -> list[str]:
+    """``--ray`` without an address means the local instance (``--ray local``)."""
+    args = list(args)
+    for k, a in enumerate(args):
         if a == "--ray" and (k + 1 == len(args) or args[k + 1].startswith("-")):
             args.insert(k + 1, "local")
             break
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``machu``; bad input prints one line to stderr and exits with status 2."""
+    args = expand_args((sys.argv[1:] if argv is None else list(argv)) or ["--help"])
     name = next((a for a in args if not a.startswith("-")), "")
     prefix = f"machu {name}" if name in app_commands() else "machu"
     try:

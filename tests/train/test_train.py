@@ -413,3 +413,25 @@ def test_widening_to_an_unknown_observation_is_refused():
     tensors, config, _ = policy_file.parse(shipped_policies()["ppo-2p"].read_bytes())
     with pytest.raises(ValueError, match="observation must be 1 or 2"):
         widen_input(policy_file.build_net(tensors, config), 3)
+
+
+def test_the_starting_policy_is_the_best_checkpoint_until_training_beats_it(tmp_path,
+                                                                           monkeypatch):
+    """An --init run that never matches its start still writes best.safetensors (the start),
+    as the docs' export command expects."""
+    import torch
+
+    train(tiny(tmp_path / "a", timesteps=1024), verbose=False)
+    start = tmp_path / "a" / "latest.safetensors"
+    scores = iter([1.0, 0.0, 0.0, 0.0])
+    real = Trainer.evaluate
+
+    def evaluate(self):
+        row = real(self)
+        row["win_vs_gold"] = next(scores)
+        return row
+
+    monkeypatch.setattr(Trainer, "evaluate", evaluate)
+    train(tiny(tmp_path / "b", init=f"policy:{start}", timesteps=2048), verbose=False)
+    best = _parameters(tmp_path / "b" / "best.safetensors")
+    assert all(torch.equal(v, best[k]) for k, v in _parameters(start).items())
