@@ -2,16 +2,17 @@
 
     python examples/ppo_vector.py --num-envs 128 --total-steps 10000000
 
-A CleanRL-style script: plain torch, no project trainer, everything in this file. It shows how
-to train on the vector env: the legal actions come in ``infos["action_mask"]``, illegal logits
-are set to a large negative number before sampling, and games that end are restarted in the
-same step (``AutoresetMode.SAME_STEP``): the reward of a step belongs to the game that was in
-the slot, and the returns are cut there. It trains against ``--opponents`` (random, builder,
-gold and frozen copies of itself, as ``machu train``: against gold and builder alone a new
-policy hardly ever wins and learned nothing here in 6M steps); every
-``--eval-every`` steps it plays ``--eval-games`` games against ``--eval-opponents`` (gold) with
-its most probable legal action and prints the win share; it saves the policy as an agent file
-(``--save``), playable as ``policy:<file>``.
+A CleanRL-style script: plain torch, no project trainer, everything in this file. It shows how to
+train on the vector env: the legal actions come in ``infos["action_mask"]``, illegal logits are set
+to a large negative number before sampling, and games that end are restarted in the same step
+(``autoreset_mode="same_step"``, asked for here: the env's default is Gymnasium's next-step
+autoreset, whose extra step per game a PPO loop must mask out): the reward of a step belongs to the
+game that was in the slot, and the returns are cut there. It trains against ``--opponents``
+(random, builder, gold and frozen copies of itself, as ``machu train``: against gold and builder
+alone a new policy hardly ever wins and learned nothing here in 6M steps); every ``--eval-every``
+steps it plays ``--eval-games`` games against ``--eval-opponents`` (gold) with its most probable
+legal action and prints the win share; it saves the policy as an agent file (``--save``), playable
+as ``policy:<file>``.
 """
 
 from __future__ import annotations
@@ -98,16 +99,21 @@ class ActorCritic(nn.Module):
         return torch.where(mask, logits, torch.tensor(ILLEGAL)), value
 
 
+def _mask(infos: dict) -> torch.Tensor:
+    """The legal actions (the env's int8 mask) as a bool tensor."""
+    return torch.as_tensor(infos["action_mask"]).bool()
+
+
 def evaluate(net: ActorCritic, args: argparse.Namespace, seed: int) -> float:
     """Win share of the greedy policy over ``--eval-games`` games, each played once."""
-    envs = gym.make_vec("MachuPicchu-v0", num_envs=args.eval_games,
+    envs = gym.make_vec("MachuPicchu-v0", num_envs=args.eval_games, autoreset_mode="same_step",
                         num_players=args.num_players, opponents=args.eval_opponents,
                         max_learner_steps=args.max_learner_steps)
     obs, infos = envs.reset(seed=seed)
     result = np.full(args.eval_games, -1)
     while (result < 0).any():
         with torch.no_grad():
-            logits, _ = net(torch.as_tensor(obs), torch.as_tensor(infos["action_mask"]))
+            logits, _ = net(torch.as_tensor(obs), _mask(infos))
         obs, _, terminated, truncated, infos = envs.step(logits.argmax(1).numpy())
         first = (terminated | truncated) & (result < 0)
         if first.any():
@@ -132,7 +138,7 @@ def snapshot(net: ActorCritic, gen: torch.Generator):
 def train(args: argparse.Namespace) -> dict:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    envs = gym.make_vec("MachuPicchu-v0", num_envs=args.num_envs,
+    envs = gym.make_vec("MachuPicchu-v0", num_envs=args.num_envs, autoreset_mode="same_step",
                         num_players=args.num_players, opponents=args.opponents,
                         max_learner_steps=args.max_learner_steps)
     N, T = args.num_envs, args.rollout
@@ -148,7 +154,7 @@ def train(args: argparse.Namespace) -> dict:
     rew_buf, done_buf = torch.zeros((T, N)), torch.zeros((T, N))
 
     obs, infos = envs.reset(seed=args.seed)
-    obs, mask = torch.as_tensor(obs), torch.as_tensor(infos["action_mask"])
+    obs, mask = torch.as_tensor(obs), _mask(infos)
     steps, start, next_eval, history = 0, time.perf_counter(), args.eval_every, []
     next_snapshot, frozen = args.snapshot_every, []
     if args.snapshot_every:  # the first opponent of self-play: the initial policy
@@ -167,7 +173,7 @@ def train(args: argparse.Namespace) -> dict:
             # a cut game: --cut-reward (0, as the env's truncation; -1 to count it lost)
             rew_buf[t] = torch.as_tensor(np.where(truncated, args.cut_reward, reward))
             done_buf[t] = torch.as_tensor(terminated | truncated, dtype=torch.float32)
-            obs, mask = torch.as_tensor(next_obs), torch.as_tensor(infos["action_mask"])
+            obs, mask = torch.as_tensor(next_obs), _mask(infos)
         steps += N * T
         with torch.no_grad():
             _, last_value = net(obs, mask)

@@ -1,8 +1,10 @@
 """The Gymnasium single-agent env ``MachuPicchu-v0`` (a thin adapter over ``Game``).
 
 The learner holds one seat (fixed, or drawn each episode); the other seats are played by
-opponent policies: any callable ``policy(game) -> action`` (an action id or notation string),
-by default uniformly random legal actions. Observations are the engine's ``observation`` for the
+opponents: named agents by weight (``opponents="gold:1"``, ``"random:0.2,gold:0.8"``: the one
+vocabulary of every env, ``envs.named_opponents``; drawn per seat for each episode) or any
+callable ``policy(game) -> action`` (an action id or notation string); by default uniformly
+random legal actions. Observations are the engine's ``observation`` for the
 learner; ``action_masks()`` returns the learner's legal-action mask (what sb3-contrib's
 MaskablePPO asks for) and ``info["action_mask"]`` carries it too. Rewards are terminal only
 (``machu_env.core.reward_modes``).
@@ -21,8 +23,7 @@ never ends: after ``max_decisions`` decisions (all players') the episode is trun
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -34,20 +35,11 @@ from machu_env.core.errors import IllegalActionError, OpponentError, ResetNeeded
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 from machu_env.core.reward_modes import check_reward_mode, terminal_rewards
 from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
+from machu_env.envs.named_opponents import Policy, check_opponents, random_policy, seat_policies
 from machu_env.rules.actions import NUM_ACTIONS
 from machu_env.views.render import check_render_player, render_rgb, render_text
 
-Policy = Callable[[Game], "int | str"]
-
-
-def random_policy(seed: int | None = None) -> Policy:
-    """A policy choosing uniformly among the legal actions."""
-    rng = random.Random(seed)
-
-    def policy(game: Game) -> int:
-        return rng.choice(game.legal_action_ids())
-
-    return policy
+__all__ = ["MachuPicchuGymEnv", "Policy", "random_policy"]
 
 
 class MachuPicchuGymEnv(gym.Env):
@@ -56,8 +48,10 @@ class MachuPicchuGymEnv(gym.Env):
     Args:
         num_players: 2 to 5.
         learner_seat: the learner's seat, or None to draw it each episode.
-        opponents: one policy for every other seat, or a list with one per opponent (in seat
-            order, skipping the learner); default: random legal actions.
+        opponents: a pool string of named agents (``"gold:1"``, ``"random:0.2,gold:0.8"``;
+            members random, builder, gold, racer: one drawn per seat each episode), one policy
+            for every other seat, or a list with one per opponent (in seat order, skipping the
+            learner); default: random legal actions.
         reward: ``"win"``, ``"rank"`` or ``"score"`` (``machu_env.core.reward_modes``).
         illegal_action: ``"terminate"`` (reward -1, episode over) or ``"raise"``.
         render_mode: None, ``"ansi"``, ``"human"`` (text) or ``"rgb_array"`` (the SVG board).
@@ -74,7 +68,7 @@ class MachuPicchuGymEnv(gym.Env):
         self,
         num_players: int = 2,
         learner_seat: int | None = None,
-        opponents: Policy | Sequence[Policy] | None = None,
+        opponents: str | Policy | Sequence[Policy] | None = None,
         reward: str = "win",
         illegal_action: str = "terminate",
         render_mode: str | None = None,
@@ -86,12 +80,7 @@ class MachuPicchuGymEnv(gym.Env):
         if learner_seat is not None:
             check_int("learner_seat", learner_seat, 0, num_players - 1)
         self.learner_seat = learner_seat
-        if opponents is not None and not callable(opponents):
-            opponents = list(opponents)
-            if len(opponents) != num_players - 1 or not all(map(callable, opponents)):
-                raise ValueError(f"opponents must be one policy or a list of "
-                                 f"{num_players - 1} policies (callables game -> action)")
-        self._opponents = opponents
+        self._opponents = check_opponents(opponents, self.num_players)
         check_reward_mode(reward)
         self.reward_mode = reward
         if illegal_action not in ("terminate", "raise"):
@@ -188,17 +177,11 @@ class MachuPicchuGymEnv(gym.Env):
     # --- internals ----------------------------------------------------------------------------
     def _seat_policies(self, seed: int) -> list[Policy | None]:
         others = [p for p in range(self.num_players) if p != self.seat]
-        if self._opponents is None:
-            shared = random_policy(seed)
-            chosen: list[Policy] = [shared] * len(others)
-        elif callable(self._opponents):
-            chosen = [self._opponents] * len(others)
+        if self._opponents is None:  # (as before: one random policy of this seed)
+            chosen = dict.fromkeys(others, random_policy(seed))
         else:
-            chosen = list(self._opponents)
-        policies: list[Policy | None] = [None] * self.num_players
-        for p, pol in zip(others, chosen, strict=True):
-            policies[p] = pol
-        return policies
+            chosen = seat_policies(self._opponents, others, np.random.default_rng(seed))
+        return [chosen.get(p) for p in range(self.num_players)]
 
     def _truncated(self) -> bool:
         return not self.game.is_over and len(self.game.history) >= self.max_decisions

@@ -8,6 +8,10 @@ Actions are ids (ints, numpy integers) or notation strings; anything else (``0.9
 public information (``render_player`` chooses a seat's view, ``"current"`` the deciding
 agent's, or None everything).
 
+``opponents`` (the pool string every env takes: ``"gold:1"``, ``"random:0.2,gold:0.8"``, or
+policies ``game -> action``) makes it a game against built-in agents: only ``learner_seat``'s
+agent (drawn each game when None) is in ``agents``; the other seats are played inside ``step``.
+
 ``agent_selection`` is whoever must decide now (production, sacrifices, summit returns and
 night choices belong to their owners, not only to the player whose turn it is).
 
@@ -26,23 +30,27 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from machu_env.core.checks import check_decisions, check_game_options, check_int, check_seed_or_none
-from machu_env.core.errors import IllegalActionError, ResetNeeded
+from machu_env.core.errors import IllegalActionError, OpponentError, ResetNeeded
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 from machu_env.core.reward_modes import check_reward_mode, terminal_rewards
 from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
+from machu_env.envs.named_opponents import check_opponents, seat_policies
 from machu_env.rules.actions import NUM_ACTIONS, parse_action
 from machu_env.views.render import check_render_player, render_rgb, render_text
 
 
 def env(num_players: int = 3, render_mode: str | None = None, reward: str = "win",
         max_decisions: int = DEFAULT_MAX_DECISIONS, render_player: int | str | None = "public",
-        observation_key: str = "observation", **game_options: Any) -> AECEnv:
+        observation_key: str = "observation", opponents: Any = None,
+        learner_seat: int | None = None, **game_options: Any) -> AECEnv:
     """The wrapped AEC env (see module docstring). ``game_options`` go to ``Game``
     (``start_player``, ``hands``, ``deck``, ``learning_game``); the seed is ``reset``'s.
     ``observation_key``: the observation's key beside ``action_mask`` (PettingZoo's
-    ``observation``; ``"observations"`` for RLlib's stock ``ActionMaskingTorchRLModule``)."""
+    ``observation``; ``"observations"`` for RLlib's stock ``ActionMaskingTorchRLModule``).
+    ``opponents``/``learner_seat``: see the module docstring."""
     e = raw_env(num_players, render_mode, reward, max_decisions, render_player,
-                observation_key=observation_key, **game_options)
+                observation_key=observation_key, opponents=opponents,
+                learner_seat=learner_seat, **game_options)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = ActionCheckWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
@@ -74,7 +82,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
     def __init__(self, num_players: int = 3, render_mode: str | None = None,
                  reward: str = "win", max_decisions: int = DEFAULT_MAX_DECISIONS,
                  render_player: int | str | None = "public",
-                 observation_key: str = "observation", **game_options: Any) -> None:
+                 observation_key: str = "observation", opponents: Any = None,
+                 learner_seat: int | None = None, **game_options: Any) -> None:
         super().__init__()
         if observation_key not in ("observation", "observations"):
             raise ValueError(f"observation_key must be 'observation' (PettingZoo's) or "
@@ -82,6 +91,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
                              f"{observation_key!r}")
         self.observation_key = observation_key
         self.num_players = check_int("num_players", num_players, 2, 5)
+        self._opponents = check_opponents(opponents, self.num_players)
+        if learner_seat is not None:
+            if opponents is None:
+                raise ValueError("learner_seat needs opponents (a pool string like 'gold:1'): "
+                                 "without them every seat is an agent")
+            check_int("learner_seat", learner_seat, 0, self.num_players - 1)
+        self.learner_seat = learner_seat
+        self._policies: dict[int, Any] = {}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got "
                              f"{render_mode!r}")
@@ -117,12 +134,19 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         game_seed = int(self._rng.integers(2**62))
         self.game = Game(self.num_players, game_seed, **self.game_options)
         self.agents = list(self.possible_agents)
+        if self._opponents is not None:  # one learner seat; the others are played here
+            seat = (int(self._rng.integers(self.num_players)) if self.learner_seat is None
+                    else self.learner_seat)
+            self.agents = [self.possible_agents[seat]]
+            others = [p for p in range(self.num_players) if p != seat]
+            self._policies = seat_policies(self._opponents, others, self._rng)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self._play_opponents()
+        self._after_move()
 
     def _require_game(self, what: str) -> Game:
         if self.game is None:
@@ -151,21 +175,49 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
             self._was_dead_step(action)
             return
         agent = self.agent_selection
+        saved = self.game._snapshot()
         self.game.play(action)  # checks the action; raises before any change
+        try:
+            self._play_opponents()
+        except OpponentError:
+            self.game._restore(saved)  # the agent decides again, as before this step
+            raise
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.game.is_over:
-            for a, r in zip(self.agents, terminal_rewards(self.game.scores(), self.reward_mode),
-                            strict=True):
-                self.rewards[a] = r
-            self.terminations = dict.fromkeys(self.agents, True)
-        elif len(self.game.history) >= self.max_decisions:
-            self.truncations = dict.fromkeys(self.agents, True)
-        else:
-            self.agent_selection = self.possible_agents[self.game.current_player]
+        self._after_move()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _after_move(self) -> None:
+        """Rewards and flags once the game is over or cut; else the next agent to decide."""
+        game = self.game
+        if game.is_over:
+            rewards = terminal_rewards(game.scores(), self.reward_mode)
+            for a in self.agents:
+                self.rewards[a] = rewards[self.agent_name_mapping[a]]
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif len(game.history) >= self.max_decisions:
+            self.truncations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+
+    def _play_opponents(self) -> None:
+        """The built-in opponents decide until an agent does (OpponentError naming the seat
+        when one fails)."""
+        game = self.game
+        while (self._policies and not game.is_over and game.current_player in self._policies
+               and len(game.history) < self.max_decisions):
+            seat = game.current_player
+            try:
+                choice = self._policies[seat](game)
+            except Exception as e:
+                raise OpponentError(f"the opponent policy at seat {seat} raised "
+                                    f"{type(e).__name__}: {e}") from e
+            try:
+                game.play(choice)
+            except IllegalActionError as e:
+                raise OpponentError(f"the opponent policy at seat {seat} answered {e}") from None
 
     def render(self) -> str | np.ndarray | None:
         """``ansi``: the board as text; ``human``: printed; ``rgb_array``: the SVG board

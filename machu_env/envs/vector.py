@@ -7,7 +7,7 @@
     obs, infos = envs.reset(seed=0)
     while True:
         obs, rewards, terminated, truncated, infos = envs.step(envs.random_actions())
-        masks = infos["action_mask"]  # (num_envs, 157) bool: the legal actions of the next step
+        masks = infos["action_mask"]  # (num_envs, 157) int8: the legal actions of the next step
 
 All ``num_envs`` games live in one batch of flat int32 states and are stepped by the compiled
 engine in parallel: no per-game Python objects (``gym.make_vec`` would otherwise wrap one single
@@ -15,16 +15,24 @@ env per game in a ``SyncVectorEnv``). The learner holds one seat per game (fixed
 ``learner_seat``, or drawn for each new game); the other seats are played inside the batch by the
 ``opponents`` pool (``machu_env/envs/pool_env.py``: ``random``, ``builder``, ``gold`` and ``racer``
 in compiled code with weights, like ``"random:1"`` or ``"builder:1,gold:3"``;
-``set_opponent_policies`` adds frozen policies, all asked in one batched call per opponent turn).
+``set_opponent_policies`` adds frozen policies, all asked in one batched call per opponent turn;
+``opponents`` may also be such a batched policy ``(observations, masks) -> actions`` or a list of
+them). The pool string is the one vocabulary of every env (``envs.named_opponents``).
 
 Conventions (Gymnasium 1.x):
 
-* ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``: a game that ends is restarted
-  in the same ``step``; the observation returned is the new game's first, and the ended game's
-  last observation is in ``infos["final_obs"]`` (an object array, ``None`` for the other games;
-  ``infos["_final_obs"]`` marks which), with ``infos["final_info"]["won"]``.
-* ``infos["action_mask"]`` holds the legal actions of every game's next decision (as the masked
-  policies of CleanRL, TorchRL and sb3-contrib need them).
+* ``metadata["autoreset_mode"]`` is ``AutoresetMode.NEXT_STEP`` (Gymnasium's default): a game
+  that ends returns its last observation (with ``infos["won"]``), and the next ``step`` ignores
+  that slot's action and returns the new game's first observation (reward 0). With
+  ``autoreset_mode="same_step"`` a game that ends is restarted in the same ``step``: the
+  observation returned is the new game's first, the ended game's last is in
+  ``infos["final_obs"]`` (an object array, ``None`` for the other games; ``infos["_final_obs"]``
+  marks which), with ``infos["final_info"]["won"]``.
+* ``infos["action_mask"]`` holds the legal actions of every game's next decision as int8 (the
+  dtype of every env's mask, the one ``Discrete.sample(mask=)`` takes; as the masked policies of
+  CleanRL, TorchRL and sb3-contrib need them); ``action_masks()`` gives them as bool.
+* ``render_mode="rgb_array"``: ``render()`` returns one frame per game (the learner's view), a
+  tuple as Gymnasium's ``SyncVectorEnv`` does.
 * rewards are terminal (``reward="win"``, ``"rank"`` or ``"score"``:
   ``machu_env.core.reward_modes``); a game still running after ``max_decisions`` decisions
   (all players') or after ``max_learner_steps``
@@ -81,7 +89,9 @@ class MachuPicchuVectorEnv(VectorEnv):
         num_envs: number of games (1 or more).
         num_players: 2 to 5.
         opponents: the opponent pool's weights (``"random:1"``, ``"gold:1"``,
-            ``"random:0.2,gold:0.8"``; members ``random``, ``builder``, ``gold``, ``racer``).
+            ``"random:0.2,gold:0.8"``; members ``random``, ``builder``, ``gold``, ``racer``),
+            or a batched policy ``(observations, masks) -> actions`` (or a list of them, drawn
+            equally) for every opponent seat.
         learner_seat: the learner's seat, or None to draw it for each new game.
         reward: ``"win"``, ``"rank"`` or ``"score"``.
         learning_game: the learning-game variant.
@@ -91,31 +101,27 @@ class MachuPicchuVectorEnv(VectorEnv):
         copy: as in Gymnasium's ``SyncVectorEnv``: True returns fresh observation and mask
             arrays; False returns the env's own buffers, overwritten by the next ``step`` or
             ``reset`` (faster: for loops that store them at once, such as a rollout buffer).
-        autoreset_mode: ``"same_step"`` (default) or ``"next_step"`` (Gymnasium's
-            ``AutoresetMode``): with ``next_step`` a game that ends returns its last
-            observation, with ``infos["won"]``, and the next ``step`` ignores that slot's
-            action and returns the new game's first observation (reward 0): what RLlib's
-            env runners expect.
+        autoreset_mode: ``"next_step"`` (default, Gymnasium's and RLlib's convention) or
+            ``"same_step"`` (Gymnasium's ``AutoresetMode`` of either works too); see above.
         obs_format: ``"array"`` (default): observations ``(num_envs, OBS_SIZE)``;
             ``"dict"``: ``{"observations": ..., "action_mask": float32 (num_envs, 157)}``,
             RLlib's convention for masked actions (the masks stay in the infos too).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"]}
 
-    def __init__(self, num_envs: int = 64, num_players: int = 2, opponents: str = "random:1",
+    def __init__(self, num_envs: int = 64, num_players: int = 2, opponents: Any = "random:1",
                  learner_seat: int | None = None, reward: str = "win",
                  learning_game: bool = False, max_decisions: int = DEFAULT_MAX_DECISIONS,
                  max_learner_steps: int = DEFAULT_MAX_DECISIONS, seed: int = 0,
                  render_mode: str | None = None, copy: bool = True,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
                  obs_format: str = "array") -> None:
         from machu_env.envs.pool_env import PoolVecEnv
 
-        if render_mode is not None:
-            raise ValueError(f"the vector env renders nothing (render_mode None), got "
-                             f"{render_mode!r}; render a game with MachuPicchu-v0 or the SVG "
-                             "board")
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array' (one frame per game), "
+                             f"got {render_mode!r}")
         if not isinstance(copy, (bool, np.bool_)):
             raise ValueError(f"copy must be True or False, got {copy!r}")
         self.copy = bool(copy)
@@ -130,9 +136,15 @@ class MachuPicchuVectorEnv(VectorEnv):
         if obs_format not in ("array", "dict"):
             raise ValueError(f"obs_format must be 'array' or 'dict', got {obs_format!r}")
         self.obs_format = obs_format
-        if not isinstance(opponents, str):
-            raise ValueError(f"opponents is a pool string like 'random:1' or 'gold:1', got "
-                             f"{opponents!r}")
+        policies = None
+        if callable(opponents) or (isinstance(opponents, (list, tuple)) and opponents
+                                   and all(map(callable, opponents))):
+            policies = [opponents] if callable(opponents) else list(opponents)
+            opponents = "self:1"
+        elif not isinstance(opponents, str):
+            raise ValueError(f"opponents is a pool string like 'random:1' or 'gold:1', a "
+                             f"batched policy (observations, masks) -> actions or a list of "
+                             f"them; got {opponents!r:.80}")
         self._core = PoolVecEnv(num_envs, num_players, seed=seed, pool=opponents,
                                 learner_seat=learner_seat, reward=reward,
                                 learning_game=learning_game,
@@ -150,9 +162,12 @@ class MachuPicchuVectorEnv(VectorEnv):
                 "action_mask": spaces.Box(0.0, 1.0, (n, NUM_ACTIONS), np.float32)})
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.action_space = LegalActions(self)
-        self.render_mode = None
+        self.render_mode = render_mode
+        if policies is not None:
+            self._core.set_snapshots(policies)
         self._obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
+        self._mask_view: np.ndarray | None = None  # its int8 view, as the infos give it
         self._sample_rngs = K.seed_streams(check_seed("seed", seed), n, 2**20)
         self._sampled = np.zeros(n, dtype=np.int32)
         self._started = False
@@ -249,6 +264,21 @@ class MachuPicchuVectorEnv(VectorEnv):
         batched callables ``(observations, masks) -> actions``, or a ``PolicyBank``."""
         self._core.set_snapshots(policies, weights)
 
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        """``rgb_array``: one ``(H, W, 3)`` frame per game, what its learner may see."""
+        if self.render_mode is None:
+            return None
+        if not self._started:
+            raise ResetNeeded("render() before reset(): call reset() first")
+        from machu_env.core.game import Game
+        from machu_env.views.render import render_rgb
+
+        core = self._core
+        return tuple(render_rgb(Game._from_arrays(self.num_players, None, core.learning_game,
+                                                  core.states[i],
+                                                  core._bufs[i], core._counts[i], []),
+                                int(core.seats[i])) for i in range(self.num_envs))
+
     def close(self, **kwargs: Any) -> None:
         """Nothing to release (no processes, no files)."""
 
@@ -258,7 +288,10 @@ class MachuPicchuVectorEnv(VectorEnv):
         ``fresh``: the buffers were new this step)."""
         obs, mask = ((self._obs.copy(), self._mask.copy()) if self.copy and not fresh
                      else (self._obs, self._mask))
-        infos = {"action_mask": mask, "_action_mask": np.ones(self.num_envs, np.bool_)}
+        if self._mask_view is None or self._mask_view.base is not mask:
+            self._mask_view = mask.view(np.int8)  # (the same bytes as the bool buffer)
+        infos = {"action_mask": self._mask_view,
+                 "_action_mask": np.ones(self.num_envs, np.bool_)}
         if self.obs_format == "dict":
             return {"observations": obs, "action_mask": mask.astype(np.float32)}, infos
         return obs, infos

@@ -176,7 +176,7 @@ def test_gym_opponent_policies_plug_in():
     while not env.game.is_over:
         env.step(int(np.flatnonzero(env.action_masks())[-1]))
     assert set(calls) == {1, 2}
-    with pytest.raises(ValueError, match="opponents must be one policy or a list of 2"):
+    with pytest.raises(ValueError, match="one policy \\(game -> action\\) or a list of 2"):
         MachuPicchuGymEnv(3, opponents=[first_legal])
     with pytest.raises(ValueError, match="illegal_action"):
         MachuPicchuGymEnv(2, illegal_action="ignore")

@@ -16,16 +16,20 @@ from machu_env.envs.vector import MachuPicchuVectorEnv
 def test_make_vec_builds_the_batch_env_with_gymnasiums_conventions():
     envs = gym.make_vec("MachuPicchu-v0", num_envs=6, num_players=3, opponents="gold:1")
     assert isinstance(envs, MachuPicchuVectorEnv)
-    assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP  # Gymnasium's default
     assert envs.single_action_space == gym.spaces.Discrete(157)
     obs, infos = envs.reset(seed=3)
     assert obs.shape == (6, 377) and obs.dtype == np.float32
     assert envs.observation_space.contains(obs)
     assert infos["action_mask"].shape == (6, 157) and infos["action_mask"].any(1).all()
+    assert infos["action_mask"].dtype == np.int8  # what Discrete.sample(mask=) takes
+    action = envs.single_action_space.sample(mask=infos["action_mask"][0])
+    assert infos["action_mask"][0, action] == 1
 
 
 def test_games_end_restart_in_the_same_step_and_report_their_last_observation():
-    envs = MachuPicchuVectorEnv(num_envs=4, num_players=2, opponents="random:1")
+    envs = MachuPicchuVectorEnv(num_envs=4, num_players=2, opponents="random:1",
+                                autoreset_mode="same_step")
     obs, infos = envs.reset(seed=0)
     ended, rewards_seen = 0, set()
     for _ in range(600):
@@ -78,7 +82,7 @@ def test_bad_input_is_refused_naming_what_is_allowed_and_changes_nothing():
         envs.step(np.zeros(3, dtype=int))
     obs, infos = envs.reset(seed=2)
     before = envs._core.states.copy()
-    illegal = np.array([np.flatnonzero(~m)[0] for m in infos["action_mask"]])
+    illegal = np.array([np.flatnonzero(m == 0)[0] for m in infos["action_mask"]])
     for bad, message in ((illegal, "legal"), (np.zeros(2, dtype=int), "3"),
                          (np.full(3, 999), "0..156"), (np.full(3, 0.5), "int"),
                          ("abc", "shape \\(3,\\)")):
@@ -89,9 +93,10 @@ def test_bad_input_is_refused_naming_what_is_allowed_and_changes_nothing():
                              ({"num_players": 6}, "num_players"),
                              ({"opponents": "chess:1"}, "chess"),
                              ({"opponents": ["gold"]}, "pool string"),
+                             ({"opponents": 3}, "batched policy"),
                              ({"reward": "money"}, "reward"),
                              ({"max_decisions": 0}, "max_decisions"),
-                             ({"render_mode": "human"}, "render")):
+                             ({"render_mode": "human"}, "rgb_array")):
         with pytest.raises(ValueError, match=message):
             gym.make_vec("MachuPicchu-v0", **{"num_envs": 2, **options})
     with pytest.raises(ValueError, match="one int"):
@@ -113,6 +118,12 @@ def test_opponent_policies_are_asked_in_one_batch():
     for _ in range(10):
         envs.step(envs.random_actions())
     assert calls and max(calls) > 1  # several games' decisions per call
+    calls.clear()  # the same policy as the opponents argument (issue #38, item 1)
+    envs = MachuPicchuVectorEnv(num_envs=5, num_players=3, opponents=first_legal)
+    envs.reset(seed=0)
+    for _ in range(10):
+        envs.step(envs.random_actions())
+    assert calls and max(calls) > 1
 
 
 def test_the_single_file_ppo_example_trains_and_saves_an_agent_file(tmp_path):
@@ -194,8 +205,8 @@ def test_next_step_autoreset_shows_the_last_observation_then_the_new_game(oppone
     last observation and infos["won"]; the next step ignores that slot's action and returns
     the new game's first observation with reward 0. Same games as same_step otherwise."""
     kwargs = dict(num_envs=16, num_players=2, opponents=opponents, max_learner_steps=60)
-    same = MachuPicchuVectorEnv(**kwargs)
-    nxt = MachuPicchuVectorEnv(**kwargs, autoreset_mode="next_step", obs_format="dict")
+    same = MachuPicchuVectorEnv(**kwargs, autoreset_mode="same_step")
+    nxt = MachuPicchuVectorEnv(**kwargs, obs_format="dict")  # (next_step: the default)
     assert nxt.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     if "self" in opponents:  # a batched policy opponent: the general (not fused) path
         pick = lambda obs, masks: masks.argmax(axis=1)  # noqa: E731
