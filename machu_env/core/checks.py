@@ -57,6 +57,13 @@ def check_game_options(options: Mapping[str, Any], where: str) -> dict[str, Any]
     if "seed" in unknown:
         raise ValueError(f"{where} takes no seed argument: give it to reset(seed=...)")
     if unknown:
-        raise ValueError(f"unknown option(s) for {where}: {', '.join(unknown)}; allowed: "
-                         f"{', '.join(GAME_OPTIONS)}")
+        raise UnknownOptionError(
+            f"unknown option(s) for {where}: {', '.join(unknown)} (got an unexpected keyword "
+            f"argument {unknown[0]!r}); allowed: {', '.join(GAME_OPTIONS)}")
     return dict(options)
+
+
+class UnknownOptionError(ValueError, TypeError):
+    """An env option that does not exist: a ValueError like every bad input here, and the
+    TypeError Python raises for an unexpected keyword argument (TorchRL's ``GymEnv`` tries
+    ``frameskip`` and drops it on that TypeError)."""

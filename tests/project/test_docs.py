@@ -29,10 +29,11 @@ def test_the_site_has_snippets_and_every_page_is_in_the_nav():
 
 @pytest.mark.parametrize("page,code", SNIPPETS, ids=[f"{p}-{i}" for i, (p, _) in
                                                      enumerate(SNIPPETS)])
-def test_every_snippet_of_the_site_runs(page, code):
-    for module in ("sb3_contrib", "pyspiel", "ray"):
+def test_every_snippet_of_the_site_runs(page, code, tmp_path, monkeypatch):
+    for module in ("sb3_contrib", "pyspiel", "ray", "torchrl", "tianshou", "minari"):
         if module in code:
             pytest.importorskip(module)
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))  # not the user's
     exec(compile(code, page, "exec"), {})
 
 
