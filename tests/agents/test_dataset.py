@@ -1,0 +1,94 @@
+"""``machu dataset`` (issue #38, item 3): games written as Minari datasets, one per seat, that
+Minari reads back; each episode is exactly its seat's part of the game's record."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+minari = pytest.importorskip("minari")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from machu_env.agents.dataset import write_dataset  # noqa: E402
+from machu_env.cli import app  # noqa: E402
+from machu_env.core.records import replay  # noqa: E402
+
+
+@pytest.fixture
+def written(tmp_path, monkeypatch):
+    out = tmp_path / "ds"
+    card = write_dataset(["gold", "random"], 2, 12, out, name="t", seed=4)
+    monkeypatch.setenv("MINARI_DATASETS_PATH", card["minari_datasets_path"])
+    return out, card
+
+
+def test_every_seat_is_a_minari_dataset_that_minari_reads_back(written):
+    out, card = written
+    assert card["datasets"] == ["machu/t-seat0-v0", "machu/t-seat1-v0"]
+    total = 0
+    for p, dataset_id in enumerate(card["datasets"]):
+        data = minari.load_dataset(dataset_id)
+        assert data.total_episodes == 12
+        assert data.recover_environment().spec.kwargs["learner_seat"] == p
+        for ep in data.iterate_episodes():
+            t = len(ep.actions)
+            assert ep.observations.shape == (t + 1, 377)
+            masks = ep.infos["action_mask"]
+            assert masks.dtype == np.int8 and masks[np.arange(t), ep.actions].all()
+            assert ep.rewards[:-1].tolist() == [0.0] * (t - 1) and ep.rewards[-1] in (1, -1)
+            assert ep.terminations[-1] and not ep.truncations.any()
+            total += t
+        assert data.total_steps == sum(len(e.actions) for e in data.iterate_episodes())
+    assert total == card["steps"]
+    assert json.loads((out / "dataset.json").read_text()) == card
+
+
+def test_each_episode_is_its_seats_part_of_the_record(written):
+    """Replaying a game's record through ``Game`` gives the same observations, legal actions
+    and actions as the seat's episode, and the episode's reward is the game's result."""
+    out, card = written
+    seats = [list(minari.load_dataset(d).iterate_episodes()) for d in card["datasets"]]
+    for g in (0, 5, 11):
+        record = json.loads((out / "records" / f"game_{g:05d}.json").read_text())
+        assert record["agents"] == (["gold", "random"] if g % 2 == 0 else ["random", "gold"])
+        game = replay({**record, "actions": []})
+        rows = [0, 0]
+        for step in record["actions"]:
+            p = step["player"]
+            ep, k = seats[p][g], rows[p]
+            assert np.allclose(ep.observations[k], game.observation(p))
+            assert np.array_equal(ep.infos["action_mask"][k], game.action_mask())
+            assert game.legal_actions()[game.legal_action_ids().index(ep.actions[k])] \
+                == step["action"]
+            game.play(step["action"])
+            rows[p] += 1
+        for p in range(2):
+            assert rows[p] == len(seats[p][g].actions)
+            assert np.allclose(seats[p][g].observations[-1], game.observation(p))
+            won = game.scores()[p]["winner"]
+            assert seats[p][g].rewards[-1] == (1.0 if won else -1.0)
+
+
+def test_trained_policies_play_in_batches(tmp_path):
+    card = write_dataset(["ppo-2p", "gold"], 2, 4, tmp_path / "p", name="p", seed=1,
+                         observation=2)
+    assert card["observation_version"] == 2 and card["steps"] > 100
+
+
+def test_bad_input_is_refused_and_writes_nothing(tmp_path):
+    runner = CliRunner()
+    for args, message in [(["--agents", "chess"], "unknown agent"),
+                          (["--agents", "gold,gold,gold"], "one per seat"),
+                          (["--agents", "search:ppo-2p"], "single trained policies"),
+                          (["--agents", "gold", "--name", "a/b"], "name must be")]:
+        result = runner.invoke(app, ["dataset", "--games", "2", "--out",
+                                     str(tmp_path / "new"), "--no-progress", *args])
+        assert result.exit_code == 2 and message in result.output, result.output
+        assert not (tmp_path / "new").exists()
+    (tmp_path / "old").mkdir()
+    result = runner.invoke(app, ["dataset", "--agents", "gold", "--games", "2", "--out",
+                                 str(tmp_path / "old"), "--no-progress"])
+    assert result.exit_code == 2 and "exists" in result.output
