@@ -1,5 +1,5 @@
 """``machu dataset``: games of any agents written as Minari datasets (one per seat) and game
-records, for offline RL and imitation learning (``agents/dataset.py``)."""
+records, for offline RL and imitation learning (``train/dataset.py``)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def dataset(
     except ImportError:
         raise typer.BadParameter("machu dataset needs Minari: pip install "
                                  "'machu-env[integrations]'") from None
-    from machu_env.agents.dataset import write_dataset
+    from machu_env.train.dataset import write_dataset
 
     if threads:
         import numba

@@ -12,7 +12,7 @@ minari = pytest.importorskip("minari")
 
 from typer.testing import CliRunner  # noqa: E402
 
-from machu_env.agents.dataset import write_dataset  # noqa: E402
+from machu_env.train.dataset import write_dataset  # noqa: E402
 from machu_env.cli import app  # noqa: E402
 from machu_env.core.records import replay  # noqa: E402
 
