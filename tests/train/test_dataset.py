@@ -12,9 +12,9 @@ minari = pytest.importorskip("minari")
 
 from typer.testing import CliRunner  # noqa: E402
 
-from machu_env.train.dataset import write_dataset  # noqa: E402
 from machu_env.cli import app  # noqa: E402
 from machu_env.core.records import replay  # noqa: E402
+from machu_env.train.dataset import write_dataset  # noqa: E402
 
 
 @pytest.fixture
