@@ -89,7 +89,7 @@ def train(args: argparse.Namespace, obs, masks, actions) -> Policy:
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total += float(loss) * len(idx)
+            total += loss.item() * len(idx)
             right += int((logits.argmax(1) == a[idx]).sum())
         print(f"epoch {epoch + 1}: loss {total / len(a):.3f}, "
               f"agreement with the recorded moves {right / len(a):.1%}", flush=True)
@@ -111,7 +111,8 @@ def evaluate(net: Policy, games: int, seed: int) -> float:
             logits = net(torch.as_tensor(obs), torch.as_tensor(infos["action_mask"]).bool())
         obs, _, terminated, truncated, infos = envs.step(logits.argmax(1).numpy())
         first = (terminated | truncated) & (result < 0)  # (next-step autoreset: count once)
-        result[first] = (infos["won"][first] & terminated[first]).astype(int)
+        if first.any():  # (infos["won"] comes with the steps in which games end)
+            result[first] = (infos["won"][first] & terminated[first]).astype(int)
     return float(result.mean())
 
 
