@@ -104,6 +104,10 @@ class Trainer:
         self.device = torch.device("cuda" if c.device == "auto" and torch.cuda.is_available()
                                    else "cpu" if c.device == "auto" else c.device)
         self.config_net = net_config(c.layers(), observation=c.observation)
+        # threads first: a torch op before set_num_threads starts OpenMP's team at the default
+        # size, and one such worker kept spinning beside every later op (with --init and
+        # --frozen, two runs side by side on 2 cores trained 4x slower; 2026-11-25)
+        set_threads(c.threads)
         # the starting policy is read (and its shape checked) before anything is written
         init_net = self._load_net(init_path(c.init)) if c.init and not resume else None
         self.frozen = [self._load_net(path).cpu().eval() for path in c.frozen_paths()]
@@ -111,7 +115,6 @@ class Trainer:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"cannot create the run folder {self.out}: {e.strerror}") from None
-        set_threads(c.threads)
         self.verbose = verbose
         self.history: list[dict[str, Any]] = []
         self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)
