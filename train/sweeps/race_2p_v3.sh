@@ -6,7 +6,8 @@
 set -e
 cd "$(dirname "$0")/../.."
 R=train/results
-machu train --players 2 --init ppo-2p-race --observation 2 --timesteps "${STEPS:-3000000}" \
+machu train --players 2 --init "policy:$R/race/race_2p_v2/ppo_2p_race_round1.safetensors" \
+    --observation 2 --timesteps "${STEPS:-3000000}" \
     --seed 5 --threads 1 --league --exploiter-every 1000000 --exploiter-steps 750000 \
     --exploiter-share 0.6 --max-exploiters 3 --exploit-greedy \
     --frozen "policy:$R/probes/ppo2p_5m/exploiter.safetensors,policy:$R/race/ppo2p_s100/exploiter.safetensors,policy:$R/race/race_4m_s100/exploiter.safetensors,policy:$R/race/race_2p_v2/exploiter_4m.safetensors" \
