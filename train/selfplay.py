@@ -104,10 +104,7 @@ class Trainer:
         self.device = torch.device("cuda" if c.device == "auto" and torch.cuda.is_available()
                                    else "cpu" if c.device == "auto" else c.device)
         self.config_net = net_config(c.layers(), observation=c.observation)
-        # threads first: a torch op before set_num_threads starts OpenMP's team at the default
-        # size, and one such worker kept spinning beside every later op (with --init and
-        # --frozen, two runs side by side on 2 cores trained 4x slower; 2026-11-25)
-        set_threads(c.threads)
+        set_threads(c.threads)  # before any torch op (an OpenMP team at the default size spins)
         # the starting policy is read (and its shape checked) before anything is written
         init_net = self._load_net(init_path(c.init)) if c.init and not resume else None
         self.frozen = [self._load_net(path).cpu().eval() for path in c.frozen_paths()]
@@ -245,8 +242,7 @@ class Trainer:
         if self.verbose:
             games = run.curve[-1]["rollout_games"] if run.curve else 0
             print(f"{step:>12,} steps  exploiter trained ({c.exploiter_steps:,} steps): won "
-                  f"{run.last_win_share:.1%} of the {games} games of its last rollout",
-                  flush=True)
+                  f"{run.last_win_share:.1%} of the {games} games of its last rollout", flush=True)
 
     def _install_pool(self) -> None:
         """The snapshots, exploiters and ``frozen`` policies as one bank; exploiters and frozen
@@ -256,9 +252,8 @@ class Trainer:
         nets = [n for _, n in self.snapshots] + others
         names = (["self"] * len(self.snapshots) + ["exploiter"] * len(self.exploiters)
                  + ["frozen"] * len(self.frozen))
-        weights = [1.0] * len(nets)
+        weights, share = [1.0] * len(nets), c.exploiter_share
         if others:
-            share = c.exploiter_share
             weights = ([(1 - share) / len(self.snapshots)] * len(self.snapshots)
                        + [share / len(others)] * len(others))
         bank = PolicyBank(nets, seed=c.seed + int(self.model.num_timesteps) + 7,
