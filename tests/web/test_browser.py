@@ -256,16 +256,23 @@ def test_every_button_of_a_decision_is_above_the_fold_on_a_laptop(server, browse
     for _ in range(600):
         if "Game over" in browser.find_element(By.ID, "status").text:
             break
-        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button")
-                   if b.is_displayed() and b.is_enabled()]
-        if not any("action" in (b.get_attribute("class") or "") for b in buttons):
+        # measured and clicked in one script: the page redraws its buttons after every answer
+        # (element handles kept between two calls can go stale)
+        seen = browser.execute_script("""
+            const shown = [...document.querySelectorAll('#actions button')]
+                .filter((b) => b.offsetParent !== null && !b.disabled);
+            if (!shown.some((b) => b.classList.contains('action'))) return null;
+            const lowest = Math.max(...shown.map(
+                (b) => b.getBoundingClientRect().bottom + window.scrollY));
+            const seen = [shown.length, lowest, window.innerHeight];
+            shown[0].click();
+            return seen;""")
+        if seen is None:
             time.sleep(0.05)  # the agents' moves
             continue
-        height = browser.execute_script("return window.innerHeight")
-        lowest = max(b.rect["y"] + b.rect["height"] for b in buttons)
-        assert lowest <= height, (len(buttons), lowest, height)
-        most = max(most, len(buttons))
-        browser.execute_script("arguments[0].click()", buttons[0])
+        count, lowest, height = seen
+        assert lowest <= height, (count, lowest, height)
+        most = max(most, count)
         time.sleep(0.05)
     assert "Game over" in browser.find_element(By.ID, "status").text
     assert most >= 15
