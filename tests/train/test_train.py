@@ -5,6 +5,9 @@ from __future__ import annotations
 import csv
 import inspect
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -437,15 +440,12 @@ def test_the_starting_policy_is_the_best_checkpoint_until_training_beats_it(tmp_
     assert all(torch.equal(v, best[k]) for k, v in _parameters(start).items())
 
 
-@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self/task"), reason="Linux /proc")
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in Linux /proc")
 def test_threads_1_with_init_starts_no_openmp_worker(tmp_path):
     """``--threads 1`` holds for the whole run: the starting policy is read after the threads
     are set (an OpenMP worker started by the first torch op at the default size spun beside
     every later op: two runs side by side on 2 cores trained 4x slower). A fresh process,
     since the threads of this one are set already."""
-    import subprocess
-    import sys
-
     script = f"""
 import os, torch
 from machu_env.train.selfplay import Trainer, TrainConfig
@@ -457,7 +457,7 @@ for _ in range(5):
     torch.tanh(x).abs().log1p()  # elementwise ops: OpenMP's team, at the size set
 print(len(os.listdir('/proc/self/task')) - before, torch.get_num_threads())
 """
-    env = {k: v for k, v in __import__("os").environ.items() if k != "OMP_NUM_THREADS"}
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
     env["NUMBA_NUM_THREADS"] = "2"  # (as on the 2-core machine)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env=env, timeout=300)
