@@ -47,7 +47,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from machu_env.engine.observation import OBS_SIZE, OBS_SIZES, OBS_V2_SIZE
+from machu_env.engine.observation import OBS_SIZE, OBS_SIZES, OBS_V2_SIZE, OBS_V3_SIZE
 from machu_env.rules.actions import NUM_ACTIONS
 
 FORMAT = "machu-env-policy"
@@ -98,7 +98,8 @@ def check_config(config: Any, where: str) -> dict[str, Any]:
             NUM_ACTIONS:
         raise ValueError(f"{where}: the policy is for observations of {config.get('obs_size')} "
                          f"values and {config.get('num_actions')} actions; machu-env has "
-                         f"{OBS_SIZE} (observation v1) or {OBS_V2_SIZE} (v2) and {NUM_ACTIONS}")
+                         f"{OBS_SIZE} (observation v1), {OBS_V2_SIZE} (v2) or {OBS_V3_SIZE} (v3) "
+                         f"and {NUM_ACTIONS}")
     for head in ("pi", "vf"):
         sizes = config.get(head)
         ok = (isinstance(sizes, list) and 1 <= len(sizes) <= MAX_LAYERS
@@ -406,13 +407,14 @@ def new_net(config: dict[str, Any], seed: int):
 
 
 def widen_input(net, observation: int):
-    """A copy of ``net`` that reads observation version ``observation`` (2 over 1: its first
+    """A copy of ``net`` that reads observation version ``observation`` (2 or 3 over 1 or 2:
+    a longer one; its first
     layers get zero weights for the new inputs), so it plays exactly as ``net`` did until
     training gives the new inputs a use."""
     import torch
 
     if isinstance(observation, bool) or observation not in OBS_SIZES:
-        raise ValueError(f"observation must be 1 or 2 (the version), got {observation!r}")
+        raise ValueError(f"observation must be 1, 2 or 3 (the version), got {observation!r}")
     config = {**net.config, "obs_size": OBS_SIZES[observation]}
     if config["obs_size"] < net.config["obs_size"]:
         raise ValueError("a policy can be widened to a longer observation, not narrowed")

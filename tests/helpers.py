@@ -126,6 +126,6 @@ def hidden_permuted(game: Game, rng: random.Random) -> Game:
     s[L.DECK_TOP] = 0
     _refresh(g)
     assert g.legal_action_ids() == game.legal_action_ids()
-    for version in (1, 2):
+    for version in (1, 2, 3):
         assert np.array_equal(g.observation(p, version), game.observation(p, version))
     return g

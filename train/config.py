@@ -79,7 +79,7 @@ class TrainConfig(PPOSettings):
                      "exploiter_every", "exploiter_steps", "max_exploiters"):
             check_int(name, getattr(self, name), 1, None)
         check_int("threads", self.threads, 0, MAX_THREADS)
-        check_int("observation", self.observation, 1, 2)
+        check_int("observation", self.observation, 1, 3)
         for name in ("league", "exploit_greedy"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")

@@ -13,7 +13,11 @@ so ``machu replay`` and ``machu analyze`` read them).
 Minari's own writer creates a group of small HDF5 datasets per episode through h5py's high-level
 API (about 13k steps/s here); this module writes the same layout (Minari's ``HDF5Storage``:
 ``main_data.hdf5`` with ``episode_<id>`` groups, the metadata updated through Minari) with
-h5py's low-level calls, and Minari creates, describes and reads the datasets.
+h5py's low-level calls, and Minari creates, describes and reads the datasets. HDF5's cost is
+per object, not per byte, so two things save objects and time: ``rewards``, ``terminations``
+and ``truncations`` (zeros but the last step) are hard links to the first episode's dataset with
+the same content (readers see the same arrays), and every seat's file is appended to by a forked
+process per chunk of games (on systems that fork), beside the next chunk's play and the records.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from machu_env.core.game import Game
 from machu_env.core.records import game_record
 from machu_env.core.reward_modes import terminal_rewards
 from machu_env.engine import batch as K
-from machu_env.engine.observation import OBS_SIZE, OBS_V2_SIZE
+from machu_env.engine.observation import OBS_MAX_SIZE, OBS_SIZES
 from machu_env.envs import opponents as O
 from machu_env.envs import recording as R
 from machu_env.rules import layout as L
@@ -52,13 +56,13 @@ class Chunk:
 
     first: int  # the index of its first game
     seatings: list[list[str]]  # the agent of every seat, per game
-    obs: np.ndarray  # (decisions, OBS_V2_SIZE) float32: the decider's view before each move
+    obs: np.ndarray  # (decisions, OBS_MAX_SIZE) float32: the decider's view before each move
     masks: np.ndarray  # (decisions, NUM_ACTIONS) int8: its legal actions
     rows: np.ndarray  # (n, T): the row of game i's t-th decision in obs and masks
     actions: np.ndarray  # (n, T) int32
     seats: np.ndarray  # (n, T) int8: who decided
     lengths: np.ndarray  # (n,)
-    final_obs: np.ndarray  # (n, players, OBS_V2_SIZE): every seat's view of the last state
+    final_obs: np.ndarray  # (n, players, OBS_MAX_SIZE): every seat's view of the last state
     games: list[Game]  # the last state of every game (scores, end) with its deal and history
 
 
@@ -78,7 +82,7 @@ class _Policy:
                              f"({', '.join(COMPILED)}) and single trained policies (shipped "
                              "names, policy:<file>); not populations, search or mcts")
         self.net, self.temperature, _ = agent.members[0]
-        self.size = OBS_SIZE if observation_version(self.net.config) == 1 else OBS_V2_SIZE
+        self.size = OBS_SIZES[observation_version(self.net.config)]
         self.generator = torch.Generator().manual_seed(seed)
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -147,7 +151,7 @@ def _play_chunk(first, n, seating, names, policies, num_players, seed, max_decis
         live = np.flatnonzero((counts > 0) & (lengths < max_decisions))
         if not live.size:
             break
-        obs = np.empty((live.size, OBS_V2_SIZE), dtype=np.float32)
+        obs = np.empty((live.size, OBS_MAX_SIZE), dtype=np.float32)
         masks = np.empty((live.size, NUM_ACTIONS), dtype=np.int8)
         R.record_deciders(states, bufs, counts, live, lengths, obs, masks, seats, rows, total)
         obs_parts.append(obs)
@@ -167,7 +171,7 @@ def _play_chunk(first, n, seating, names, policies, num_players, seed, max_decis
             if mine.any():
                 chosen[mine] = policy(obs[mine], masks[mine])
         R.step_recorded(states, bufs, counts, live, chosen, lengths, actions)
-    final = np.zeros((n, num_players, OBS_V2_SIZE), dtype=np.float32)
+    final = np.zeros((n, num_players, OBS_MAX_SIZE), dtype=np.float32)
     R.final_observations(states, num_players, final)
     games_out = [_game(states[i], bufs[i], counts[i], initial[i], actions[i, :lengths[i]],
                        seats[i, :lengths[i]], num_players) for i in range(n)]
@@ -206,17 +210,103 @@ def _h5_attr(gid, name: bytes, value: int) -> None:
         np.array(value, dtype=np.int64))
 
 
+SHARED = ("rewards", "terminations", "truncations")  # zeros but the last entry: linked
+
+
+def _shared_key(key: str, array: np.ndarray) -> str:
+    """The content of a ``SHARED`` field, as a key (its length and last entry)."""
+    assert not array[:-1].any()  # (by construction: only the last step has a reward or end)
+    return f"{key}:{len(array)}:{float(array[-1]) if len(array) else 0.0}"
+
+
+def _append(path: Path, episodes: Iterator[dict[str, np.ndarray]], first_id: int,
+            shared: dict[str, int]) -> dict[str, int]:
+    """Append ``episodes`` to ``main_data.hdf5`` as ``episode_<first_id>``, ... (Minari's
+    layout); a ``SHARED`` field whose content an earlier episode holds (``shared``: key ->
+    episode id) is a hard link to that dataset. Returns the keys it added."""
+    import h5py
+    from h5py import h5g, h5p
+
+    added: dict[str, int] = {}
+    gcpl = h5p.create(h5p.GROUP_CREATE)
+    gcpl.set_link_creation_order(h5p.CRT_ORDER_TRACKED | h5p.CRT_ORDER_INDEXED)
+    with h5py.File(path / "main_data.hdf5", "a", track_order=True) as file:
+        for e, ep in enumerate(episodes, first_id):
+            g = h5g.create(file.id, f"episode_{e}".encode(), gcpl=gcpl)
+            _h5_attr(g, b"id", e)
+            _h5_attr(g, b"total_steps", len(ep["actions"]))
+            for key in ("observations", "actions"):
+                _h5_dataset(g, key.encode(), ep[key])
+            for key in SHARED:
+                k = _shared_key(key, ep[key])
+                holder = shared.get(k, added.get(k))
+                if holder is None:
+                    _h5_dataset(g, key.encode(), ep[key])
+                    added[k] = e
+                else:
+                    g.links.create_hard(key.encode(), file.id,
+                                        f"episode_{holder}/{key}".encode())
+            infos = h5g.create(g, b"infos", gcpl=gcpl)
+            _h5_dataset(infos, b"action_mask", ep["infos"]["action_mask"])
+    return added
+
+
+class _Lane:
+    """Jobs run one after another, each in a forked child where the system forks (``fork``),
+    so that the caller goes on meanwhile; else here. A job returns a JSON object, which
+    ``then`` receives in the caller's process."""
+
+    def __init__(self, fork: bool) -> None:
+        self.fork = fork and hasattr(os, "fork")
+        self.pending: tuple[int, int, Callable[[dict], None]] | None = None
+
+    def run(self, job: Callable[[], dict], then: Callable[[dict], None] = lambda r: None) -> None:
+        self.wait()
+        if not self.fork:
+            then(job())
+            return
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: run, answer, exit without the parent's clean-ups
+            code = 1
+            try:
+                os.close(read)
+                try:
+                    answer = {"ok": job()}
+                    code = 0
+                except BaseException as e:  # noqa: BLE001  (reported to the parent)
+                    answer = {"error": f"{type(e).__name__}: {e}"}
+                with os.fdopen(write, "w") as pipe:
+                    json.dump(answer, pipe)
+            finally:
+                os._exit(code)
+        os.close(write)
+        self.pending = (pid, read, then)
+
+    def wait(self) -> None:
+        """Wait for the job running (OSError naming its error if it failed)."""
+        if self.pending is None:
+            return
+        (pid, read, then), self.pending = self.pending, None
+        with os.fdopen(read) as pipe:
+            text = pipe.read()
+        os.waitpid(pid, 0)
+        answer = json.loads(text) if text else {"error": "the writer process died"}
+        if "error" in answer:
+            raise OSError(f"writing the dataset failed: {answer['error']}")
+        then(answer["ok"])
+
+
 class SeatWriter:
     """One Minari dataset (one seat): created by Minari with its first episode, the others
-    appended to ``main_data.hdf5`` in Minari's layout, the totals written back through Minari
-    (``close``)."""
+    appended to ``main_data.hdf5`` in Minari's layout (``_append``), a chunk at a time in the
+    seat's own lane (a forked process where the system forks: the seats are written beside each
+    other and beside the play), the totals written back through Minari (``close``)."""
 
     def __init__(self, dataset_id: str, first: dict[str, np.ndarray], spec: Any, size: int,
-                 description: str, agents: list[str]) -> None:
+                 description: str, agents: list[str], fork: bool = True) -> None:
         import gymnasium as gym
-        import h5py
         import minari
-        from h5py import h5p
         from minari.data_collector import EpisodeBuffer
 
         with warnings.catch_warnings():  # (Minari's advice: no code link, no e-mail)
@@ -227,76 +317,83 @@ class SeatWriter:
                 action_space=gym.spaces.Discrete(NUM_ACTIONS), algorithm_name=",".join(agents),
                 author="machu dataset", description=description)
         self.path = Path(minari.load_dataset(dataset_id).storage.data_path)
-        self.file = h5py.File(self.path / "main_data.hdf5", "a", track_order=True)
-        self.gcpl = h5p.create(h5p.GROUP_CREATE)
-        self.gcpl.set_link_creation_order(h5p.CRT_ORDER_TRACKED | h5p.CRT_ORDER_INDEXED)
         self.episodes, self.steps = 1, len(first["actions"])
+        self.shared: dict[str, int] = {}
+        self.lane = _Lane(fork)
 
-    def add(self, ep: dict[str, np.ndarray]) -> None:
-        from h5py import h5g
-
-        g = h5g.create(self.file.id, f"episode_{self.episodes}".encode(), gcpl=self.gcpl)
-        _h5_attr(g, b"id", self.episodes)
-        _h5_attr(g, b"total_steps", len(ep["actions"]))
-        for key in ("observations", "actions", "rewards", "terminations", "truncations"):
-            _h5_dataset(g, key.encode(), ep[key])
-        infos = h5g.create(g, b"infos", gcpl=self.gcpl)
-        _h5_dataset(infos, b"action_mask", ep["infos"]["action_mask"])
-        self.episodes += 1
-        self.steps += len(ep["actions"])
+    def write(self, episodes: Callable[[], Iterator[dict]], count: int, steps: int) -> None:
+        """Append ``count`` episodes of ``steps`` steps in all (``episodes()`` makes them)."""
+        self.lane.wait()
+        first, shared = self.episodes, self.shared
+        self.episodes += count
+        self.steps += steps
+        self.lane.run(lambda: _append(self.path, episodes(), first, shared), self.shared.update)
 
     def close(self) -> None:
         from minari.dataset.minari_storage import MinariStorage
 
-        self.file.close()
+        self.lane.wait()
         storage = MinariStorage.read(self.path)
         storage.update_metadata({"total_steps": self.steps, "total_episodes": self.episodes,
                                  "dataset_size": storage.get_size()})
 
 
-def episodes_of(chunk: Chunk, i: int, num_players: int, size: int):
-    """Game ``i`` of a chunk as one episode per seat (Minari's fields)."""
+def _write_records(folder: Path, chunk: Chunk) -> dict:
+    for i, game in enumerate(chunk.games):
+        (folder / f"game_{chunk.first + i:05d}.json").write_text(
+            json.dumps(game_record(game, chunk.seatings[i])))
+    return {}
+
+
+def episode_of(chunk: Chunk, i: int, p: int, size: int) -> dict[str, np.ndarray]:
+    """Seat ``p``'s part of game ``i`` of a chunk as one episode (Minari's fields)."""
     game = chunk.games[i]
     n = int(chunk.lengths[i])
     seats, rows = chunk.seats[i, :n], chunk.rows[i, :n]
     over = game.is_over
-    rewards = terminal_rewards(game.scores(), "win") if over else [0.0] * num_players
-    for p in range(num_players):
-        mine = rows[seats == p]
-        t = len(mine)
-        obs = np.empty((t + 1, size), dtype=np.float32)
-        obs[:t] = chunk.obs[mine, :size]
-        obs[t] = chunk.final_obs[i, p, :size]
-        masks = np.zeros((t + 1, NUM_ACTIONS), dtype=np.int8)
-        masks[:t] = chunk.masks[mine]
-        reward = np.zeros(t, dtype=np.float64)
-        end = np.zeros(t, dtype=np.bool_)
-        if t:
-            reward[-1] = rewards[p]
-            end[-1] = True
-        yield p, {"observations": obs, "actions": chunk.actions[i, :n][seats == p].astype(
-                  np.int64), "rewards": reward, "terminations": end & over,
-                  "truncations": end & (not over), "infos": {"action_mask": masks}}
+    mine = rows[seats == p]
+    t = len(mine)
+    obs = np.empty((t + 1, size), dtype=np.float32)
+    obs[:t] = chunk.obs[mine, :size]
+    obs[t] = chunk.final_obs[i, p, :size]
+    masks = np.zeros((t + 1, NUM_ACTIONS), dtype=np.int8)
+    masks[:t] = chunk.masks[mine]
+    reward = np.zeros(t, dtype=np.float64)
+    end = np.zeros(t, dtype=np.bool_)
+    if t:
+        reward[-1] = terminal_rewards(game.scores(), "win")[p] if over else 0.0
+        end[-1] = True
+    return {"observations": obs, "actions": chunk.actions[i, :n][seats == p].astype(np.int64),
+            "rewards": reward, "terminations": end & over, "truncations": end & (not over),
+            "infos": {"action_mask": masks}}
+
+
+def _seat_steps(chunk: Chunk, p: int, start: int) -> int:
+    """Seat ``p``'s decisions in games ``start..`` of a chunk."""
+    t = np.arange(chunk.seats.shape[1])
+    made = (chunk.seats == p) & (t[None, :] < chunk.lengths[:, None])
+    return int(made[start:].sum())
 
 
 def write_dataset(agents: list[str], num_players: int, games: int, out: Path, *,
                   name: str = "games", seed: int = 0, observation: int = 1,
-                  max_decisions: int = 1000, records: bool = True,
+                  max_decisions: int = 1000, records: bool = True, fork: bool = True,
                   progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Play and write the datasets (``out/minari/machu/<name>-seat<p>-v0``), the records
-    (``out/records``) and the card (``out/dataset.json``); returns the card."""
+    (``out/records``) and the card (``out/dataset.json``); returns the card. ``fork``: every
+    seat's dataset written by a forked process (where the system forks), beside the play."""
     import dataclasses
 
     import gymnasium as gym
 
     import machu_env  # noqa: F401  (registers MachuPicchu-v0)
 
-    check_int("observation", observation, 1, 2)
+    check_int("observation", observation, 1, 3)
     if not isinstance(name, str) or not name.replace("_", "").replace(".", "").isalnum():
         raise ValueError(f"name must be letters, digits, '_' and '.', got {name!r}")
     if out.exists():
         raise ValueError(f"{out} exists: machu dataset writes a new folder (choose another --out)")
-    size = OBS_SIZE if observation == 1 else OBS_V2_SIZE
+    size = OBS_SIZES[observation]
     chunks = play_recorded(agents, num_players, games, seed=seed, max_decisions=max_decisions)
     first = next(chunks)  # every argument checked, the agents loaded: only then a folder
     chunks = itertools.chain([first], chunks)
@@ -305,35 +402,46 @@ def write_dataset(agents: list[str], num_players: int, games: int, out: Path, *,
     saved = os.environ.get("MINARI_DATASETS_PATH")
     os.environ["MINARI_DATASETS_PATH"] = str((out / "minari").resolve())
     writers: dict[int, SeatWriter] = {}
+    record_lane = _Lane(fork)
     t0, steps, done = time.perf_counter(), 0, 0
     try:
         for chunk in chunks:
-            for i in range(len(chunk.games)):
-                for p, ep in episodes_of(chunk, i, num_players, size):
-                    if p not in writers:
-                        spec = dataclasses.replace(gym.spec("MachuPicchu-v0"), kwargs={
-                            "num_players": num_players, "learner_seat": p})
-                        writers[p] = SeatWriter(
-                            f"machu/{name}-seat{p}-v0", ep, spec, size,
-                            f"machu dataset: {games} games of {','.join(agents)}, seat {p}",
-                            agents)
-                    else:
-                        writers[p].add(ep)
+            start = 0
+            if not writers:  # Minari creates every seat's dataset with game 0
+                start = 1
+                for p in range(num_players):
+                    ep = episode_of(chunk, 0, p, size)
+                    spec = dataclasses.replace(gym.spec("MachuPicchu-v0"), kwargs={
+                        "num_players": num_players, "learner_seat": p})
+                    writers[p] = SeatWriter(
+                        f"machu/{name}-seat{p}-v0", ep, spec, size,
+                        f"machu dataset: {games} games of {','.join(agents)}, seat {p}",
+                        agents, fork=fork)
                     steps += len(ep["actions"])
-                if records:
-                    g = chunk.first + i
-                    (out / "records" / f"game_{g:05d}.json").write_text(json.dumps(
-                        game_record(chunk.games[i], chunk.seatings[i])))
+            for p, writer in writers.items():
+                n = _seat_steps(chunk, p, start)
+                writer.write(lambda c=chunk, p=p, s=start: (
+                    episode_of(c, i, p, size) for i in range(s, len(c.games))),
+                    len(chunk.games) - start, n)
+                steps += n
+            if records:
+                record_lane.run(lambda c=chunk: _write_records(out / "records", c))
             done += len(chunk.games)
             if progress:
                 progress(done, games)
     finally:
-        for w in writers.values():
-            w.close()
+        failed = None
+        for close in [w.close for w in writers.values()] + [record_lane.wait]:
+            try:  # every lane waited for, even after a failure
+                close()
+            except OSError as e:
+                failed = failed or e
         if saved is None:
             os.environ.pop("MINARI_DATASETS_PATH", None)
         else:
             os.environ["MINARI_DATASETS_PATH"] = saved
+    if failed:
+        raise failed
     seconds = time.perf_counter() - t0
     return _card(out, agents, num_players, games, seed, observation, name, steps, seconds)
 

@@ -64,9 +64,9 @@ def _play(predict: Predict, opponent: Any, games: int, num_players: int, seed: i
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     pool = {opponent: 1.0} if isinstance(opponent, str) else {"self": 1.0}
-    # observation version 2: every predictor reads its prefix (version 1 the first OBS_SIZE)
+    # the longest observation (version 3): every predictor reads its prefix
     env = PoolVecEnv(games, num_players, seed=seed, pool=pool, learner_seat=seat,
-                     reward="score", max_learner_steps=max_learner_steps, observation=2)
+                     reward="score", max_learner_steps=max_learner_steps, observation=3)
     if not isinstance(opponent, str):
         env.set_snapshots(opponent, weights=getattr(opponent, "weights", None))
     obs = env.reset()

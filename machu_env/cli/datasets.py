@@ -23,7 +23,7 @@ def dataset(
                              "OUT/dataset.json (the card)"),
     name: str = typer.Option("games", help="dataset ids are machu/<name>-seat<p>-v0"),
     seed: int = typer.Option(0, min=0, max=2**32 - 1),
-    observation: int = typer.Option(1, min=1, max=2, help="observation version recorded"),
+    observation: int = typer.Option(1, min=1, max=3, help="observation version recorded"),
     max_decisions: int = typer.Option(1000, min=10, max=5000, help="a game still running "
                                       "after this many decisions is cut (its episodes end "
                                       "truncated)"),

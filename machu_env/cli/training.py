@@ -78,9 +78,10 @@ def train(
                                "exploiters of earlier probes, say"),
     init: str = typer.Option("", help="start from this trained policy (ppo-2p-v1, "
                              "policy:<file>) instead of fresh weights"),
-    observation: int = typer.Option(1, min=1, max=2, help="the observation version: 1, or 2 "
-                                    "(with the race for the gold majority; --init from a "
-                                    "version-1 policy widens its input)"),
+    observation: int = typer.Option(1, min=1, max=3, help="the observation version: 1, 2 "
+                                    "(with the race for the gold majority) or 3 (and the "
+                                    "history summary); --init from a shorter version widens "
+                                    "its input"),
     ray: str = typer.Option("", metavar="[ADDRESS]", help="play the evaluations against the "
                             "heuristics as Ray tasks: --ray alone joins or starts a local "
                             "instance; auto or ray://host:port a cluster (the ray extra)"),

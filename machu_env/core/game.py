@@ -266,12 +266,13 @@ class Game:
 
     def observation(self, player: int, version: int = 1) -> np.ndarray:
         """Player ``player``'s observation (float32; fields in
-        ``machu_env.engine.observation``): version 1 (``OBS_SIZE``: ``OBS_FIELDS``) or 2
+        ``machu_env.engine.observation``): version 1 (``OBS_SIZE``: ``OBS_FIELDS``), 2
         (``OBS_V2_SIZE``: version 1 followed by ``RACE_FIELDS``, the race for the gold
-        majority as the player may know it)."""
+        majority as the player may know it) or 3 (``OBS_V3_SIZE``: version 2 followed by
+        ``HISTORY_FIELDS``, each seat's public decisions so far)."""
         p = _check_int("player", player, 0, self.num_players - 1)
         if version not in OBS_SIZES or isinstance(version, bool):
-            raise ValueError(f"observation version must be 1 or 2, got {version!r}")
+            raise ValueError(f"observation version must be 1, 2 or 3, got {version!r}")
         out = np.empty(OBS_SIZES[version], dtype=np.float32)
         encode(self._s, p, out)
         return out

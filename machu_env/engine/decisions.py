@@ -305,10 +305,36 @@ def _redeem(s: np.ndarray, p: int, a: int) -> None:
 
 
 @njit(cache=True)
+def history_kind(st: int, a: int) -> int:
+    """The history kind (``L.HISTORY_KINDS``) of action ``a`` at decision stage ``st``, or -1:
+    moves, stays, productions, sacrifices and offers of at least one unit, placements, market
+    trades and Sun Clock uses."""
+    if st == S.D_MOVE:
+        return L.H_MOVE if a < A.A_STAY else L.H_STAY
+    if st == S.D_PRODUCE and a > A.A_PRODUCE:
+        return L.H_PRODUCE
+    if st == S.D_SACRIFICE and a > A.A_SACRIFICE:
+        return L.H_SACRIFICE
+    if st == S.D_OFFER and a > A.A_OFFER:
+        return L.H_OFFER
+    if st == S.D_PLACE and a < A.A_DONE:
+        return L.H_PLACE
+    if st == S.D_MARKET_TRADE and A.A_BUY <= a < A.A_SUNCLOCK:
+        return L.H_TRADE
+    if st == S.D_SUNCLOCK and a != A.A_PASS:
+        return L.H_SUNCLOCK
+    return -1
+
+
+@njit(cache=True)
 def apply_decision(s: np.ndarray, a: int) -> None:
-    """Carry out legal action ``a`` for the pending decision."""
+    """Carry out legal action ``a`` for the pending decision (and count it in the decider's
+    history, ``L.P_HISTORY``)."""
     st = s[L.STAGE]
     p = s[L.DECIDER]
+    h = history_kind(st, a)
+    if h >= 0:
+        s[pb(p) + L.P_HISTORY + h] += 1
     if st == S.D_MOVE:
         _move(s, p, a)
     elif st == S.D_PRODUCE:

@@ -106,7 +106,17 @@ RACE_FIELDS: tuple[tuple[str, int, str], ...] = (
 RACE_SEAT_SIZE = 9
 RACE_SIZE = (MAX_PLAYERS - 1) * RACE_SEAT_SIZE + 4
 OBS_V2_SIZE = OBS_SIZE + RACE_SIZE
-OBS_SIZES = {1: OBS_SIZE, 2: OBS_V2_SIZE}  # observation version -> length
+
+# Observation v3 = v2 followed by a history summary (issue #36, step 3): how often each seat
+# chose each kind of public decision so far (``L.HISTORY_KINDS``), a memory of the game that the
+# policy lacks, so that it can tell a racer from a builder. Public information only (R10.1).
+HISTORY_FIELDS: tuple[tuple[str, int, str], ...] = tuple(
+    (f"history_{kind}", 1, f"{kind} decisions so far / 50") for kind in L.HISTORY_KINDS)
+HISTORY_SEAT_SIZE = len(L.HISTORY_KINDS)  # 5 blocks, observer first then clockwise
+HISTORY_SIZE = MAX_PLAYERS * HISTORY_SEAT_SIZE
+OBS_V3_SIZE = OBS_V2_SIZE + HISTORY_SIZE
+OBS_SIZES = {1: OBS_SIZE, 2: OBS_V2_SIZE, 3: OBS_V3_SIZE}  # observation version -> length
+OBS_MAX_SIZE = OBS_V3_SIZE  # every version is a prefix of the largest
 _MAX_CARD_GOLD = int(CARD_GOLD.max())
 
 
@@ -259,9 +269,21 @@ def encode_race(s: np.ndarray, p: int, out: np.ndarray, i: int) -> None:
 
 
 @njit(cache=True)
+def encode_history(s: np.ndarray, p: int, out: np.ndarray, i: int) -> None:
+    """Write the history fields (``HISTORY_FIELDS`` per seat, observer first) at ``out[i:]``."""
+    n = s[L.NUM_PLAYERS]
+    for j in range(MAX_PLAYERS):
+        o = i + j * HISTORY_SEAT_SIZE
+        b = pb((p + j) % n)
+        for h in range(HISTORY_SEAT_SIZE):
+            out[o + h] = min(s[b + L.P_HISTORY + h] / 50.0, OBS_HIGH) if j < n else 0.0
+
+
+@njit(cache=True)
 def encode(s: np.ndarray, p: int, out: np.ndarray) -> None:
     """Write player ``p``'s observation into ``out``: version 1 (``OBS_SIZE`` values) or, for
-    an ``out`` of ``OBS_V2_SIZE``, version 2 (version 1 followed by ``RACE_FIELDS``)."""
+    an ``out`` of ``OBS_V2_SIZE``, version 2 (version 1 followed by ``RACE_FIELDS``), for one of
+    ``OBS_V3_SIZE`` version 3 (version 2 followed by the history, ``HISTORY_FIELDS``)."""
     out[:] = 0.0
     n = s[L.NUM_PLAYERS]
     i = _onehot(out, 0, 4, n - 2)
@@ -332,6 +354,8 @@ def encode(s: np.ndarray, p: int, out: np.ndarray) -> None:
     out[i + 1] = gold(s, p) / 50.0
     if out.shape[0] >= OBS_V2_SIZE:
         encode_race(s, p, out, OBS_SIZE)
+    if out.shape[0] >= OBS_V3_SIZE:
+        encode_history(s, p, out, OBS_V2_SIZE)
 
 
 def field_offsets() -> dict[str, tuple[int, int]]:

@@ -14,8 +14,8 @@ from machu_env.rules import layout as L
 
 @njit(cache=True, parallel=True)
 def record_deciders(states, bufs, counts, idx, lengths, obs, masks, seats, rows, first_row):
-    """For the games ``idx``: the decider's observation into ``obs[j]`` (version 2 when the
-    buffer holds 417 values) and legal actions into ``masks[j]``; its seat and the row number
+    """For the games ``idx``: the decider's observation into ``obs[j]`` (the version
+    its length says) and legal actions into ``masks[j]``; its seat and the row number
     ``first_row + j`` at the game's step ``lengths[i]``."""
     for j in prange(idx.shape[0]):
         i = idx[j]

@@ -61,8 +61,9 @@ class MachuPicchuVecEnv(VecEnv):
         reward: ``"win"``, ``"rank"`` or ``"score"``.
         learning_game: the learning-game variant.
         max_decisions: a game still running after this many decisions ends truncated.
-        observation: the observation version, 1 (``OBS_SIZE``) or 2 (``OBS_V2_SIZE``: with
-            the race for the gold majority, ``engine.observation.RACE_FIELDS``).
+        observation: the observation version, 1 (``OBS_SIZE``), 2 (``OBS_V2_SIZE``: with
+            the race for the gold majority, ``engine.observation.RACE_FIELDS``) or 3
+            (``OBS_V3_SIZE``: with the history summary, ``HISTORY_FIELDS``).
     """
 
     def __init__(self, num_envs: int, num_players: int = 2, seed: int = 0,
@@ -71,7 +72,7 @@ class MachuPicchuVecEnv(VecEnv):
                  max_decisions: int = DEFAULT_MAX_DECISIONS, observation: int = 1) -> None:
         n = check_int("num_envs", num_envs, 1, MAX_ENVS)
         if isinstance(observation, bool) or observation not in OBS_SIZES:
-            raise ValueError(f"observation must be 1 or 2 (the version), got {observation!r}")
+            raise ValueError(f"observation must be 1, 2 or 3 (the version), got {observation!r}")
         self.obs_size = OBS_SIZES[observation]
         self.max_decisions = check_decisions("max_decisions", max_decisions)
         self.num_players = check_int("num_players", num_players, 2, 5)

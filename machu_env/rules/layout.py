@@ -56,6 +56,8 @@ Player block ``i`` starts at ``PLAYER_BASE + i * PLAYER_SIZE``; offsets inside i
     P_PEND_SUMMIT    summits not yet drawn
     P_RETURNED       the cards this player put at the bottom of the deck that no one has drawn
                      since (a 28-bit mask): what it knows of the deck (R10.2)
+    P_HISTORY + h    how often this player chose history kind h so far (``HISTORY_KINDS``:
+                     public decisions, counted for observation v3's history summary)
 """
 
 from __future__ import annotations
@@ -113,10 +115,13 @@ P_PEND_CORN = 19
 P_PEND_LLAMA = 20
 P_PEND_SUMMIT = 21
 P_RETURNED = 22
-PLAYER_SIZE = 23
+P_HISTORY = 23  # HISTORY_KINDS entries
+HISTORY_KINDS = ("move", "stay", "produce", "sacrifice", "offer", "place", "trade", "sunclock")
+H_MOVE, H_STAY, H_PRODUCE, H_SACRIFICE, H_OFFER, H_PLACE, H_TRADE, H_SUNCLOCK = range(8)
+PLAYER_SIZE = P_HISTORY + len(HISTORY_KINDS)  # 31
 
 PLAYER_BASE = 88
-STATE_SIZE = PLAYER_BASE + MAX_PLAYERS * PLAYER_SIZE  # 203 int32 = 812 bytes
+STATE_SIZE = PLAYER_BASE + MAX_PLAYERS * PLAYER_SIZE  # 243 int32 = 972 bytes
 
 END_NONE, END_RESCUE, END_CONQUEST = 0, 1, 2
 END_NAMES = (None, "rescue", "conquest")

@@ -47,8 +47,8 @@ def test_the_fields_are_documented_and_version_1_is_a_prefix():
     for p in range(3):
         v2 = game.observation(p, version=2)
         assert v2.shape == (OBS_V2_SIZE,) and np.array_equal(v2[:OBS_SIZE], game.observation(p))
-    with pytest.raises(ValueError, match="version must be 1 or 2"):
-        game.observation(0, version=3)
+    with pytest.raises(ValueError, match="version must be 1, 2 or 3"):
+        game.observation(0, version=4)
 
 
 @pytest.mark.parametrize("n", [2, 3, 5])

@@ -114,3 +114,39 @@ def test_the_behaviour_cloning_example_learns_from_a_dataset(tmp_path):
     clone = make_agent(f"policy:{tmp_path / 'clone.safetensors'}")
     game = Game(2, seed=1)
     assert clone.act(game) in game.legal_action_ids()
+
+
+def test_forked_writers_write_what_one_process_writes(tmp_path, monkeypatch):
+    """The seats' writers forked per chunk (the default) and written in one process give the same
+    episodes; the shared reward and end arrays are one dataset (hard links), read as copies."""
+    import h5py
+
+    cards = [write_dataset(["gold", "random"], 2, 30, tmp_path / f"f{fork}", name="f", seed=3,
+                           fork=fork) for fork in (True, False)]
+    for p in range(2):
+        files = [h5py.File(f"{c['minari_datasets_path']}/machu/f-seat{p}-v0/data/main_data.hdf5")
+                 for c in cards]
+        lengths: dict[int, list[int]] = {}
+        for e in range(30):
+            a, b = (f[f"episode_{e}"] for f in files)
+            if e:  # (Minari itself writes episode 0)
+                lengths.setdefault(len(a["actions"]), []).append(e)
+            for key in ("observations", "actions", "rewards", "terminations", "truncations"):
+                assert np.array_equal(a[key][()], b[key][()]), (p, e, key)
+            assert np.array_equal(a["infos/action_mask"][()], b["infos/action_mask"][()])
+        same = [es for es in lengths.values() if len(es) > 1]
+        assert same  # (episodes of equal length share one truncations dataset)
+        for es in same:
+            assert h5py.h5o.get_info(files[0][f"episode_{es[0]}/truncations"].id).rc >= len(es)
+    assert cards[0]["steps"] == cards[1]["steps"]
+
+
+def test_a_failing_writer_is_reported(tmp_path, monkeypatch):
+    import machu_env.train.dataset as D
+
+    def broken(*args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(D, "_append", broken)
+    with pytest.raises(OSError, match="writing the dataset failed: OSError: disk full"):
+        write_dataset(["gold"], 2, 4, tmp_path / "x", name="x", seed=1)
