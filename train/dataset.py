@@ -14,10 +14,10 @@ Minari's own writer creates a group of small HDF5 datasets per episode through h
 API (about 13k steps/s here); this module writes the same layout (Minari's ``HDF5Storage``:
 ``main_data.hdf5`` with ``episode_<id>`` groups, the metadata updated through Minari) with
 h5py's low-level calls, and Minari creates, describes and reads the datasets. HDF5's cost is
-per object, not per byte, so two things save objects and time: ``rewards``, ``terminations``
-and ``truncations`` (zeros but the last step) are hard links to the first episode's dataset with
-the same content (readers see the same arrays), and every seat's file is appended to by a forked
-process per chunk of games (on systems that fork), beside the next chunk's play and the records.
+per object, not per byte: ``rewards``, ``terminations`` and ``truncations`` (zeros but the last
+step) are hard links to the first episode's dataset with the same content (readers see the same
+arrays), three datasets fewer an episode. (Writing each seat's file in a forked process beside
+the play was tried on the 2-core machine and was slower: page faults and no spare core.)
 """
 
 from __future__ import annotations
@@ -223,15 +223,17 @@ def _append(path: Path, episodes: Iterator[dict[str, np.ndarray]], first_id: int
             shared: dict[str, int]) -> dict[str, int]:
     """Append ``episodes`` to ``main_data.hdf5`` as ``episode_<first_id>``, ... (Minari's
     layout); a ``SHARED`` field whose content an earlier episode holds (``shared``: key ->
-    episode id) is a hard link to that dataset. Returns the keys it added."""
+    episode id) is a hard link to that dataset. Returns the keys it added, with the next
+    episode id (``#episodes``) and the steps written (``#steps``)."""
     import h5py
     from h5py import h5g, h5p
 
     added: dict[str, int] = {}
+    e, steps = first_id, 0
     gcpl = h5p.create(h5p.GROUP_CREATE)
     gcpl.set_link_creation_order(h5p.CRT_ORDER_TRACKED | h5p.CRT_ORDER_INDEXED)
     with h5py.File(path / "main_data.hdf5", "a", track_order=True) as file:
-        for e, ep in enumerate(episodes, first_id):
+        for ep in episodes:
             g = h5g.create(file.id, f"episode_{e}".encode(), gcpl=gcpl)
             _h5_attr(g, b"id", e)
             _h5_attr(g, b"total_steps", len(ep["actions"]))
@@ -248,63 +250,17 @@ def _append(path: Path, episodes: Iterator[dict[str, np.ndarray]], first_id: int
                                         f"episode_{holder}/{key}".encode())
             infos = h5g.create(g, b"infos", gcpl=gcpl)
             _h5_dataset(infos, b"action_mask", ep["infos"]["action_mask"])
-    return added
-
-
-class _Lane:
-    """Jobs run one after another, each in a forked child where the system forks (``fork``),
-    so that the caller goes on meanwhile; else here. A job returns a JSON object, which
-    ``then`` receives in the caller's process."""
-
-    def __init__(self, fork: bool) -> None:
-        self.fork = fork and hasattr(os, "fork")
-        self.pending: tuple[int, int, Callable[[dict], None]] | None = None
-
-    def run(self, job: Callable[[], dict], then: Callable[[dict], None] = lambda r: None) -> None:
-        self.wait()
-        if not self.fork:
-            then(job())
-            return
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: run, answer, exit without the parent's clean-ups
-            code = 1
-            try:
-                os.close(read)
-                try:
-                    answer = {"ok": job()}
-                    code = 0
-                except BaseException as e:  # noqa: BLE001  (reported to the parent)
-                    answer = {"error": f"{type(e).__name__}: {e}"}
-                with os.fdopen(write, "w") as pipe:
-                    json.dump(answer, pipe)
-            finally:
-                os._exit(code)
-        os.close(write)
-        self.pending = (pid, read, then)
-
-    def wait(self) -> None:
-        """Wait for the job running (OSError naming its error if it failed)."""
-        if self.pending is None:
-            return
-        (pid, read, then), self.pending = self.pending, None
-        with os.fdopen(read) as pipe:
-            text = pipe.read()
-        os.waitpid(pid, 0)
-        answer = json.loads(text) if text else {"error": "the writer process died"}
-        if "error" in answer:
-            raise OSError(f"writing the dataset failed: {answer['error']}")
-        then(answer["ok"])
+            e, steps = e + 1, steps + len(ep["actions"])
+    return {**added, "#episodes": e, "#steps": steps}
 
 
 class SeatWriter:
     """One Minari dataset (one seat): created by Minari with its first episode, the others
-    appended to ``main_data.hdf5`` in Minari's layout (``_append``), a chunk at a time in the
-    seat's own lane (a forked process where the system forks: the seats are written beside each
-    other and beside the play), the totals written back through Minari (``close``)."""
+    appended to ``main_data.hdf5`` in Minari's layout (``_append``), a chunk at a time, the
+    totals written back through Minari (``close``)."""
 
     def __init__(self, dataset_id: str, first: dict[str, np.ndarray], spec: Any, size: int,
-                 description: str, agents: list[str], fork: bool = True) -> None:
+                 description: str, agents: list[str]) -> None:
         import gymnasium as gym
         import minari
         from minari.data_collector import EpisodeBuffer
@@ -319,30 +275,25 @@ class SeatWriter:
         self.path = Path(minari.load_dataset(dataset_id).storage.data_path)
         self.episodes, self.steps = 1, len(first["actions"])
         self.shared: dict[str, int] = {}
-        self.lane = _Lane(fork)
 
-    def write(self, episodes: Callable[[], Iterator[dict]], count: int, steps: int) -> None:
-        """Append ``count`` episodes of ``steps`` steps in all (``episodes()`` makes them)."""
-        self.lane.wait()
-        first, shared = self.episodes, self.shared
-        self.episodes += count
-        self.steps += steps
-        self.lane.run(lambda: _append(self.path, episodes(), first, shared), self.shared.update)
+    def write(self, episodes: Iterator[dict[str, np.ndarray]]) -> None:
+        """Append ``episodes``."""
+        added = _append(self.path, episodes, self.episodes, self.shared)
+        self.episodes, self.steps = added.pop("#episodes"), self.steps + added.pop("#steps")
+        self.shared.update(added)
 
     def close(self) -> None:
         from minari.dataset.minari_storage import MinariStorage
 
-        self.lane.wait()
         storage = MinariStorage.read(self.path)
         storage.update_metadata({"total_steps": self.steps, "total_episodes": self.episodes,
                                  "dataset_size": storage.get_size()})
 
 
-def _write_records(folder: Path, chunk: Chunk) -> dict:
+def _write_records(folder: Path, chunk: Chunk) -> None:
     for i, game in enumerate(chunk.games):
         (folder / f"game_{chunk.first + i:05d}.json").write_text(
             json.dumps(game_record(game, chunk.seatings[i])))
-    return {}
 
 
 def episode_of(chunk: Chunk, i: int, p: int, size: int) -> dict[str, np.ndarray]:
@@ -368,20 +319,12 @@ def episode_of(chunk: Chunk, i: int, p: int, size: int) -> dict[str, np.ndarray]
             "infos": {"action_mask": masks}}
 
 
-def _seat_steps(chunk: Chunk, p: int, start: int) -> int:
-    """Seat ``p``'s decisions in games ``start..`` of a chunk."""
-    t = np.arange(chunk.seats.shape[1])
-    made = (chunk.seats == p) & (t[None, :] < chunk.lengths[:, None])
-    return int(made[start:].sum())
-
-
 def write_dataset(agents: list[str], num_players: int, games: int, out: Path, *,
                   name: str = "games", seed: int = 0, observation: int = 1,
-                  max_decisions: int = 1000, records: bool = True, fork: bool = True,
+                  max_decisions: int = 1000, records: bool = True,
                   progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Play and write the datasets (``out/minari/machu/<name>-seat<p>-v0``), the records
-    (``out/records``) and the card (``out/dataset.json``); returns the card. ``fork``: every
-    seat's dataset written by a forked process (where the system forks), beside the play."""
+    (``out/records``) and the card (``out/dataset.json``); returns the card."""
     import dataclasses
 
     import gymnasium as gym
@@ -402,46 +345,34 @@ def write_dataset(agents: list[str], num_players: int, games: int, out: Path, *,
     saved = os.environ.get("MINARI_DATASETS_PATH")
     os.environ["MINARI_DATASETS_PATH"] = str((out / "minari").resolve())
     writers: dict[int, SeatWriter] = {}
-    record_lane = _Lane(fork)
-    t0, steps, done = time.perf_counter(), 0, 0
+    t0, done = time.perf_counter(), 0
     try:
         for chunk in chunks:
             start = 0
             if not writers:  # Minari creates every seat's dataset with game 0
                 start = 1
                 for p in range(num_players):
-                    ep = episode_of(chunk, 0, p, size)
                     spec = dataclasses.replace(gym.spec("MachuPicchu-v0"), kwargs={
                         "num_players": num_players, "learner_seat": p})
                     writers[p] = SeatWriter(
-                        f"machu/{name}-seat{p}-v0", ep, spec, size,
+                        f"machu/{name}-seat{p}-v0", episode_of(chunk, 0, p, size), spec, size,
                         f"machu dataset: {games} games of {','.join(agents)}, seat {p}",
-                        agents, fork=fork)
-                    steps += len(ep["actions"])
+                        agents)
             for p, writer in writers.items():
-                n = _seat_steps(chunk, p, start)
-                writer.write(lambda c=chunk, p=p, s=start: (
-                    episode_of(c, i, p, size) for i in range(s, len(c.games))),
-                    len(chunk.games) - start, n)
-                steps += n
+                writer.write(episode_of(chunk, i, p, size) for i in range(start, len(chunk.games)))
             if records:
-                record_lane.run(lambda c=chunk: _write_records(out / "records", c))
+                _write_records(out / "records", chunk)
             done += len(chunk.games)
             if progress:
                 progress(done, games)
     finally:
-        failed = None
-        for close in [w.close for w in writers.values()] + [record_lane.wait]:
-            try:  # every lane waited for, even after a failure
-                close()
-            except OSError as e:
-                failed = failed or e
+        for w in writers.values():
+            w.close()
         if saved is None:
             os.environ.pop("MINARI_DATASETS_PATH", None)
         else:
             os.environ["MINARI_DATASETS_PATH"] = saved
-    if failed:
-        raise failed
+    steps = sum(w.steps for w in writers.values())
     seconds = time.perf_counter() - t0
     return _card(out, agents, num_players, games, seed, observation, name, steps, seconds)
 

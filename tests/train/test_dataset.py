@@ -116,37 +116,19 @@ def test_the_behaviour_cloning_example_learns_from_a_dataset(tmp_path):
     assert clone.act(game) in game.legal_action_ids()
 
 
-def test_forked_writers_write_what_one_process_writes(tmp_path, monkeypatch):
-    """The seats' writers forked per chunk (the default) and written in one process give the same
-    episodes; the shared reward and end arrays are one dataset (hard links), read as copies."""
+def test_equal_reward_and_end_arrays_are_one_dataset(written):
+    """Episodes whose rewards, terminations and truncations are equal share one HDF5 dataset of
+    each (hard links: fewer objects to write), read back as the arrays Minari wrote."""
     import h5py
 
-    cards = [write_dataset(["gold", "random"], 2, 30, tmp_path / f"f{fork}", name="f", seed=3,
-                           fork=fork) for fork in (True, False)]
-    for p in range(2):
-        files = [h5py.File(f"{c['minari_datasets_path']}/machu/f-seat{p}-v0/data/main_data.hdf5")
-                 for c in cards]
+    out, card = written
+    with h5py.File(f"{card['minari_datasets_path']}/machu/t-seat0-v0/data/main_data.hdf5") as f:
         lengths: dict[int, list[int]] = {}
-        for e in range(30):
-            a, b = (f[f"episode_{e}"] for f in files)
-            if e:  # (Minari itself writes episode 0)
-                lengths.setdefault(len(a["actions"]), []).append(e)
-            for key in ("observations", "actions", "rewards", "terminations", "truncations"):
-                assert np.array_equal(a[key][()], b[key][()]), (p, e, key)
-            assert np.array_equal(a["infos/action_mask"][()], b["infos/action_mask"][()])
+        for e in range(1, 12):  # (Minari itself writes episode 0)
+            lengths.setdefault(len(f[f"episode_{e}/actions"]), []).append(e)
         same = [es for es in lengths.values() if len(es) > 1]
-        assert same  # (episodes of equal length share one truncations dataset)
+        assert same
         for es in same:
-            assert h5py.h5o.get_info(files[0][f"episode_{es[0]}/truncations"].id).rc >= len(es)
-    assert cards[0]["steps"] == cards[1]["steps"]
-
-
-def test_a_failing_writer_is_reported(tmp_path, monkeypatch):
-    import machu_env.train.dataset as D
-
-    def broken(*args):
-        raise OSError("disk full")
-
-    monkeypatch.setattr(D, "_append", broken)
-    with pytest.raises(OSError, match="writing the dataset failed: OSError: disk full"):
-        write_dataset(["gold"], 2, 4, tmp_path / "x", name="x", seed=1)
+            assert h5py.h5o.get_info(f[f"episode_{es[0]}/truncations"].id).rc >= len(es)
+            for e in es:
+                assert not f[f"episode_{e}/truncations"][()].any()

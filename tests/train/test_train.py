@@ -366,9 +366,11 @@ def test_pure_self_play_trains_and_evaluation_refuses_no_games(tmp_path):
         win_share(lambda obs, masks: masks.argmax(axis=1), "chess", 4)
 
 
-def test_a_version_1_policy_widened_to_version_2_plays_the_same():
-    """Issue #36: ``--init`` a shipped (version-1) policy into a version-2 run: the widened
-    network has zero weights on the race inputs, so it decides exactly as before."""
+@pytest.mark.parametrize("name,short", [("ppo-2p", 1), ("ppo-2p-race", 2)])
+def test_a_policy_widened_to_a_longer_observation_plays_the_same(name, short):
+    """Issue #36: ``--init`` a shipped policy into a run of the next observation version: the
+    widened network has zero weights on the new inputs (v2's race, v3's history), so it decides
+    exactly as before."""
     import random
 
     import torch
@@ -377,31 +379,34 @@ def test_a_version_1_policy_widened_to_version_2_plays_the_same():
     from machu_env.agents import policy_file, shipped_policies
     from machu_env.agents.policy_file import observation_version, widen_input
 
-    tensors, config, _ = policy_file.parse(shipped_policies()["ppo-2p"].read_bytes())
+    tensors, config, _ = policy_file.parse(shipped_policies()[name].read_bytes())
     net = policy_file.build_net(tensors, config)
-    wide = widen_input(net, 2)
-    assert observation_version(config) == 1 and observation_version(wide.config) == 2
+    wide = widen_input(net, short + 1)
+    assert observation_version(config) == short
+    assert observation_version(wide.config) == short + 1
     game, rng = Game(2, seed=8), random.Random(8)
     for _ in range(60):
         p = game.current_player
         with torch.no_grad():
-            a = net(torch.as_tensor(game.observation(p))[None])[0]
-            b = wide(torch.as_tensor(game.observation(p, 2))[None])[0]
+            a = net(torch.as_tensor(game.observation(p, short))[None])[0]
+            b = wide(torch.as_tensor(game.observation(p, short + 1))[None])[0]
         assert torch.allclose(a, b, atol=1e-5)
         game.play(rng.choice(game.legal_action_ids()))
 
 
-def test_machu_train_observation_2_writes_a_version_2_agent(tmp_path):
+@pytest.mark.parametrize("init,observation,size", [("ppo-2p", 2, 417), ("ppo-2p-race", 3, 457)])
+def test_machu_train_observation_n_writes_an_agent_of_that_version(tmp_path, init, observation,
+                                                                   size):
     from machu_env.agents import make_agent, policy_file
     from machu_env.train.config import TrainConfig
     from machu_env.train.selfplay import train
 
     out = tmp_path / "run"
     train(TrainConfig(players=2, timesteps=2048, n_envs=16, n_steps=64, batch_size=256,
-                      eval_every=1024, eval_games=8, init="ppo-2p", observation=2,
+                      eval_every=1024, eval_games=8, init=init, observation=observation,
                       out=str(out), threads=1), verbose=False)
     _, config, _ = policy_file.parse((out / "latest.safetensors").read_bytes())
-    assert config["obs_size"] == 417
+    assert config["obs_size"] == size
     agent = make_agent(f"policy:{out / 'latest.safetensors'}")
     from machu_env import Game
 
@@ -414,8 +419,8 @@ def test_widening_to_an_unknown_observation_is_refused():
     from machu_env.agents.policy_file import widen_input
 
     tensors, config, _ = policy_file.parse(shipped_policies()["ppo-2p"].read_bytes())
-    with pytest.raises(ValueError, match="observation must be 1 or 2"):
-        widen_input(policy_file.build_net(tensors, config), 3)
+    with pytest.raises(ValueError, match="observation must be 1, 2 or 3"):
+        widen_input(policy_file.build_net(tensors, config), 4)
 
 
 def test_the_starting_policy_is_the_best_checkpoint_until_training_beats_it(tmp_path,
