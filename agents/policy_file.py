@@ -407,10 +407,9 @@ def new_net(config: dict[str, Any], seed: int):
 
 
 def widen_input(net, observation: int):
-    """A copy of ``net`` that reads observation version ``observation`` (2 or 3 over 1 or 2:
-    a longer one; its first
-    layers get zero weights for the new inputs), so it plays exactly as ``net`` did until
-    training gives the new inputs a use."""
+    """A copy of ``net`` that reads the longer observation version ``observation`` (2 or 3 over
+    1 or 2: its first layers get zero weights for the new inputs), so it plays exactly as
+    ``net`` did until training gives the new inputs a use."""
     import torch
 
     if isinstance(observation, bool) or observation not in OBS_SIZES:
