@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -111,9 +110,10 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
             result = algo.train()
             seconds = time.perf_counter() - t
             runners = result.get("env_runners", {})
-            sampled = runners.get("num_env_steps_sampled", 0)  # NaN when no runner reported
-            ok = isinstance(sampled, (int, float)) and math.isfinite(sampled)
-            steps = int(sampled) if ok else 0  # (a busy machine, say)
+            try:  # (NaN when no runner reported, on a busy machine say: 0 steps)
+                steps = int(runners.get("num_env_steps_sampled", 0))
+            except (TypeError, ValueError, OverflowError):
+                steps = 0
             row = {"iteration": i + 1, "env_steps": steps, "seconds": round(seconds, 2),
                    "steps_per_second": round(steps / seconds, 1)}
             if "win_share" in runners:
