@@ -220,11 +220,11 @@ def _shared_key(key: str, array: np.ndarray) -> str:
 
 
 def _append(path: Path, episodes: Iterator[dict[str, np.ndarray]], first_id: int,
-            shared: dict[str, int]) -> dict[str, int]:
+            shared: dict[str, int]) -> tuple[int, int, dict[str, int]]:
     """Append ``episodes`` to ``main_data.hdf5`` as ``episode_<first_id>``, ... (Minari's
     layout); a ``SHARED`` field whose content an earlier episode holds (``shared``: key ->
-    episode id) is a hard link to that dataset. Returns the keys it added, with the next
-    episode id (``#episodes``) and the steps written (``#steps``)."""
+    episode id) is a hard link to that dataset. Returns the next episode id, the steps written
+    and the keys it added."""
     import h5py
     from h5py import h5g, h5p
 
@@ -251,7 +251,7 @@ def _append(path: Path, episodes: Iterator[dict[str, np.ndarray]], first_id: int
             infos = h5g.create(g, b"infos", gcpl=gcpl)
             _h5_dataset(infos, b"action_mask", ep["infos"]["action_mask"])
             e, steps = e + 1, steps + len(ep["actions"])
-    return {**added, "#episodes": e, "#steps": steps}
+    return e, steps, added
 
 
 class SeatWriter:
@@ -278,8 +278,8 @@ class SeatWriter:
 
     def write(self, episodes: Iterator[dict[str, np.ndarray]]) -> None:
         """Append ``episodes``."""
-        added = _append(self.path, episodes, self.episodes, self.shared)
-        self.episodes, self.steps = added.pop("#episodes"), self.steps + added.pop("#steps")
+        self.episodes, steps, added = _append(self.path, episodes, self.episodes, self.shared)
+        self.steps += steps
         self.shared.update(added)
 
     def close(self) -> None:
