@@ -470,3 +470,13 @@ print(len(os.listdir('/proc/self/task')) - before, torch.get_num_threads())
     new_threads, torch_threads = map(int, out.stdout.split()[-2:])
     assert torch_threads == 1
     assert new_threads == 0, f"{new_threads} new threads after --threads 1"
+
+
+def test_an_unknown_observation_version_is_refused_by_the_cli(tmp_path):
+    from machu_env.cli import app
+
+    for command in (["train", "--players", "2", "--out", str(tmp_path / "t")],
+                    ["dataset", "--agents", "gold", "--out", str(tmp_path / "d")]):
+        result = CliRunner().invoke(app, [*command, "--observation", "4"])
+        assert result.exit_code == 2 and "less than or equal to 3" in result.output, result.output
+        assert not (tmp_path / "t").exists() and not (tmp_path / "d").exists()
