@@ -174,13 +174,24 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
             "pairings": pairings}
 
 
+def records_folder(folder: Path) -> Path:
+    """The folder of records that ``folder`` names: itself, or the ``records/`` of a
+    tournament's folder (``machu tournament --records --out OUT`` writes OUT/records)."""
+    folder = Path(folder)
+    inner = folder / "records"
+    if inner.is_dir() and not any(p.is_file() and p.name != "summary.json"
+                                  for p in folder.glob("*.json")):
+        return inner
+    return folder
+
+
 def record_files(folder: Path) -> list[Path]:
     """The record files (``*.json``) of ``folder``, sorted; ValueError if there are none."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a folder of game records (machu tournament "
                          "--records writes OUT/records)")
-    files = sorted(folder.glob("*.json"))[:MAX_RECORDS]
+    files = sorted(p for p in folder.glob("*.json") if p.is_file())[:MAX_RECORDS]  # no FIFO
     if not files:
         raise ValueError(f"{folder} holds no game record (*.json)")
     return files

@@ -32,7 +32,7 @@ The weights are non-negative and sum to 1 (within 1e-6); at most ``MAX_MEMBERS``
 How to reproduce an agent's decision from the file alone, outside machu-env: build the
 observation (``Game.observation``, 377 floats) and the legal mask (157 booleans) of the
 deciding player; run ``mlp_extractor.policy_net.*`` (Linear, then the activation, per layer)
-and ``action_net`` on it; set the illegal logits to -1e8; then take the argmax (T = 0) or
+and ``action_net`` on it; set the illegal logits to -inf; then take the argmax (T = 0) or
 sample from softmax(logits / T).
 
 ``PolicyNet`` is the network rebuilt from ``config`` in plain torch; it computes exactly what
@@ -154,7 +154,12 @@ def _read(data: bytes, where: str):
         tensors = load_tensors(data)
     except (SafetensorError, ValueError, UnicodeDecodeError, RecursionError) as e:
         raise ValueError(f"{where} is not a safetensors file ({e})") from None
-    meta = (header or {}).get("__metadata__") or {}
+    except Exception as e:  # noqa: BLE001  e.g. KeyError for a dtype torch lacks (F8_E8M0)
+        raise ValueError(f"{where}: unreadable tensors ({type(e).__name__}: {e}); a policy "
+                         "file holds float32 tensors") from None
+    meta = (header.get("__metadata__") if isinstance(header, dict) else None) or {}
+    if not isinstance(meta, dict):
+        raise ValueError(f"{where}: its __metadata__ is not a JSON object")
     if meta.get("format") not in (FORMAT, POPULATION_FORMAT):
         raise ValueError(f"{where} is not a machu-env policy file (its metadata has no "
                          f"format {FORMAT!r} or {POPULATION_FORMAT!r})")
@@ -365,16 +370,14 @@ def _torch_module():
             return logits, self.value_net(self.mlp_extractor.value_net(obs))
 
         def probabilities(self, obs, masks, temperature: float = 1.0):
-            """The masked policy's action probabilities, as sb3's ``MaskableCategorical``
-            computes them (illegal logits set to -1e8, then a softmax), of ``logits /
-            temperature`` (a temperature > 0; the mask is applied after the scaling, so no
-            scaled legal logit can fall below an illegal one)."""
+            """The masked policy's action probabilities: softmax(logits / temperature) over
+            the legal actions (a temperature > 0; the illegal logits are set to -inf after
+            the scaling, ``masking.masked_probabilities``, so no weights can make an illegal
+            action likely)."""
+            from machu_env.agents.masking import masked_probabilities
+
             logits = self.action_net(self.mlp_extractor.policy_net(obs))
-            if temperature != 1.0:
-                logits = logits / temperature
-            illegal = min(-1e8, float(logits.min()) - 1e8) if logits.numel() else -1e8
-            masked = torch.where(masks, logits, torch.tensor(illegal, dtype=logits.dtype))
-            return torch.distributions.Categorical(logits=masked).probs
+            return masked_probabilities(logits, masks, temperature)
 
     return PolicyNet
 

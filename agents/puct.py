@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from machu_env.agents.masking import FLOAT32_MAX
 from machu_env.agents.rollout import check_budget_seconds, head_values, play_out
 from machu_env.core.game import Game
 from machu_env.engine.flow import advance, step
@@ -83,6 +84,7 @@ class SearchAgent:
         self._counts = np.zeros(batch, np.int32)
         self._obs = np.zeros((batch, int(net.config["obs_size"])), np.float32)  # v1 or v2
         self._masks = np.zeros((batch, NUM_ACTIONS), np.bool_)
+        self._deadline: float | None = None
 
     # --- network --------------------------------------------------------------------------------
     def _evaluate(self, states: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -94,7 +96,12 @@ class SearchAgent:
             encode(s, s[L.DECIDER], obs[k])
         with torch.no_grad():
             logits, values = self.net(torch.from_numpy(obs))
-        return logits.numpy().astype(np.float64), values[:, 0].numpy().astype(np.float64)
+        # any weights give finite priors and values (NaN counts as least likely / 0)
+        logits = np.nan_to_num(logits.numpy().astype(np.float64), nan=-FLOAT32_MAX,
+                               posinf=FLOAT32_MAX, neginf=-FLOAT32_MAX)
+        values = np.nan_to_num(values[:, 0].numpy().astype(np.float64), nan=0.0,
+                               posinf=FLOAT32_MAX, neginf=-FLOAT32_MAX)
+        return logits, values
 
     def _leaf_values(self, states: list[np.ndarray], v: np.ndarray, n: int) -> np.ndarray:
         """Per-player values ``(leaves, n)`` of new leaves whose deciders expect win reward
@@ -110,7 +117,7 @@ class SearchAgent:
                 S[j] = s
                 C[j] = advance(S[j], B[j])
             played = play_out(self.net, S, C, B, self._obs, self._masks, n, self.max_depth,
-                              self._scores)
+                              self._scores, self._deadline)
             values = (1 - lam) * values + lam * played
         return values
 
@@ -161,6 +168,7 @@ class SearchAgent:
             return int(legal[int(np.argmax(prior))])
         root = _Node(p, logits[0])
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
+        self._deadline = deadline  # the play-outs stop there too
         done = 0
         while True:
             t0 = time.perf_counter()

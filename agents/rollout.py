@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from machu_env.agents.base import check_seconds
+from machu_env.agents.masking import FLOAT32_MAX, masked_argmax
 from machu_env.agents.policy_file import observation_version
 from machu_env.core.game import Game
 from machu_env.engine.flow import step
@@ -98,16 +99,20 @@ def forward(net, obs: np.ndarray):
 
     with torch.no_grad():
         logits, values = net(torch.from_numpy(obs))
-    return logits, values[:, 0].numpy().astype(np.float64)
+    values = values[:, 0].numpy().astype(np.float64)
+    return logits, np.nan_to_num(values, nan=0.0, posinf=FLOAT32_MAX, neginf=-FLOAT32_MAX)
 
 
 def play_out(net, S: np.ndarray, C: np.ndarray, B: np.ndarray, obs: np.ndarray,
-             masks: np.ndarray, n: int, max_depth: int, scores: np.ndarray) -> np.ndarray:
+             masks: np.ndarray, n: int, max_depth: int, scores: np.ndarray,
+             deadline: float | None = None) -> np.ndarray:
     """Plays every row of ``S`` (``C`` legal counts, ``B`` legal actions) on, every player
     taking the policy's most probable legal action, all rows advancing together (one batched
     forward pass per decision); returns per-player results ``(rows, n)``: +1 winners, -1 the
     others, or the value head's estimate (``head_values``) for a row still running after
-    ``max_depth`` decisions. ``obs`` and ``masks`` are scratch buffers of at least as many rows.
+    ``max_depth`` decisions or at ``deadline`` (a ``time.perf_counter()`` value: the time
+    budget holds even for a policy whose games run long). ``obs`` and ``masks`` are scratch
+    buffers of at least as many rows.
     """
     import torch
 
@@ -119,7 +124,8 @@ def play_out(net, S: np.ndarray, C: np.ndarray, B: np.ndarray, obs: np.ndarray,
     if done.size:
         result[done] = _finished(S, done, n, scores)
     while active.size:
-        cut = active[S[active, L.DECISIONS] - start[active] >= max_depth]
+        late = deadline is not None and time.perf_counter() > deadline
+        cut = active if late else active[S[active, L.DECISIONS] - start[active] >= max_depth]
         if cut.size:
             m = cut.size
             _observe_rows(S, C, B, cut, obs[:m], masks[:m])
@@ -131,7 +137,7 @@ def play_out(net, S: np.ndarray, C: np.ndarray, B: np.ndarray, obs: np.ndarray,
         m = active.size
         _observe_rows(S, C, B, active, obs[:m], masks[:m])
         logits, _ = forward(net, obs[:m])
-        actions = torch.where(torch.from_numpy(masks[:m]), logits, -1e8).argmax(1).numpy()
+        actions = masked_argmax(logits, torch.from_numpy(masks[:m])).numpy()
         _step_rows(S, C, B, active, actions.astype(np.int32))
         finished = active[C[active] == 0]
         if finished.size:
@@ -209,14 +215,15 @@ class RolloutAgent:
         k = 1 + int(np.searchsorted(np.cumsum(probs[order]), self.cover - 1e-9))
         return legal[order[:min(k, self.candidates, len(legal))]].astype(np.int32)
 
-    def _round(self, state: np.ndarray, p: int, n: int, cands: np.ndarray) -> np.ndarray:
+    def _round(self, state: np.ndarray, p: int, n: int, cands: np.ndarray,
+               deadline: float | None = None) -> np.ndarray:
         """One round: the sum over ``deals`` re-deals of each candidate's rollout result."""
         k, deals = len(cands), self.deals
         rows = k * deals
         S, C, B = self._states[:rows], self._counts[:rows], self._bufs[:rows]
         _start_rows(state, p, cands, deals, self.rng, S, C, B)
         result = play_out(self.net, S, C, B, self._obs, self._masks, n, self.max_depth,
-                          self._scores)
+                          self._scores, deadline)
         return result[:, p].reshape(deals, k).sum(0)
 
     def act(self, game: Game) -> int:
@@ -233,7 +240,7 @@ class RolloutAgent:
         done = 0
         while True:
             t0 = time.perf_counter()
-            total += self._round(state, p, n, cands)
+            total += self._round(state, p, n, cands, deadline)
             done += 1
             if self.rounds is not None and done >= self.rounds:
                 break

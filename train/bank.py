@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-ILLEGAL = -1e8  # as sb3's MaskableCategorical
+from machu_env.agents.masking import masked_logits
+
 BROADCAST_ROWS = 384  # rows x members up to which every member evaluates every row
 
 
@@ -125,8 +126,8 @@ class PolicyBank:
         mask = torch.from_numpy(np.asarray(masks, dtype=np.bool_))
         t = self.temperatures[torch.from_numpy(which)]
         scaled = logits / torch.where(t > 0, t, torch.ones_like(t))[:, None]
-        logits = torch.where(mask, logits, torch.tensor(ILLEGAL))  # masked after the scaling
-        scaled = torch.where(mask, scaled, torch.tensor(-torch.inf))
+        logits = masked_logits(logits, mask)
+        scaled = masked_logits(scaled, mask)  # masked after the scaling
         u = torch.rand(logits.shape, generator=self.generator).clamp_(1e-20, 1.0)
         sampled = torch.argmax(scaled - torch.log(-torch.log(u)), dim=1)
         greedy = torch.argmax(logits, dim=1)

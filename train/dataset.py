@@ -170,6 +170,9 @@ def _play_chunk(first, n, seating, names, policies, num_players, seed, max_decis
             mine = ~compiled & (owner[live, deciders] == names.index(name))
             if mine.any():
                 chosen[mine] = policy(obs[mine], masks[mine])
+        if not masks[np.arange(live.size), chosen].all():  # what step_recorded would trust
+            raise ValueError("an agent chose an action outside its legal mask; nothing of "
+                             "this chunk is written")
         R.step_recorded(states, bufs, counts, live, chosen, lengths, actions)
     final = np.zeros((n, num_players, OBS_MAX_SIZE), dtype=np.float32)
     R.final_observations(states, num_players, final)
@@ -319,31 +322,87 @@ def episode_of(chunk: Chunk, i: int, p: int, size: int) -> dict[str, np.ndarray]
             "infos": {"action_mask": masks}}
 
 
+NAME_CHARS = "letters, digits, '_' and '-' (ASCII)"
+MAX_NAME = 100  # characters: <name>-seat<p>-v0 is a folder name (255 bytes at most)
+
+
+def check_name(name: Any) -> str:
+    """A dataset name as Minari reads it in ``machu/<name>-seat<p>-v0``; ValueError else."""
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME or not all(
+            c.isascii() and (c.isalnum() or c in "_-") for c in name):
+        raise ValueError(f"name must be 1..{MAX_NAME} {NAME_CHARS}, got {name!r:.120}")
+    return name
+
+
+def check_out(out: Path) -> Path:
+    """``out`` must not exist (not even as a dangling link) and its parent must be a folder
+    (or creatable); ValueError else. Nothing is created."""
+    out = Path(out)
+    if out.exists() or out.is_symlink():
+        raise ValueError(f"{out} exists: machu dataset writes a new folder (choose another --out)")
+    parent = out.parent
+    while not parent.exists():
+        if parent.is_symlink():
+            raise ValueError(f"{parent} is a dangling link: --out must be a new folder in an "
+                             "existing one")
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise ValueError(f"cannot create {out}: {parent} is not a writable folder")
+    return out
+
+
 def write_dataset(agents: list[str], num_players: int, games: int, out: Path, *,
                   name: str = "games", seed: int = 0, observation: int = 1,
                   max_decisions: int = 1000, records: bool = True,
                   progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Play and write the datasets (``out/minari/machu/<name>-seat<p>-v0``), the records
-    (``out/records``) and the card (``out/dataset.json``); returns the card."""
+    (``out/records``) and the card (``out/dataset.json``); returns the card.
+
+    Everything is written under a hidden temporary folder beside ``out`` and renamed to ``out``
+    only when complete: an interruption (an exception, Ctrl-C, SIGTERM as the command line
+    raises it) removes it; a killed process leaves only ``.<out>.*.partial``, which nothing
+    loads as a dataset."""
+    import shutil
+    import tempfile
+
+    check_int("observation", observation, 1, 3)
+    check_name(name)
+    out = check_out(out)
+    chunks = play_recorded(agents, num_players, games, seed=seed, max_decisions=max_decisions)
+    first = next(chunks)  # every argument checked, the agents loaded: only then a folder
+    if progress:
+        progress(0, games)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        steps, seconds = _write_all(itertools.chain([first], chunks), work, agents, num_players,
+                                    games, name, observation, records, progress)
+        card = _card(work, out, agents, num_players, games, seed, observation, name, steps,
+                     seconds)
+        if out.exists() or out.is_symlink():
+            raise ValueError(f"{out} appeared while the games were played; the dataset is not "
+                             "written")
+        os.rename(work, out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return card
+
+
+def _write_all(chunks, work: Path, agents, num_players, games, name, observation, records,
+               progress) -> tuple[int, float]:
+    """Write every chunk's episodes (Minari, one dataset per seat) and records into ``work``;
+    (steps, seconds)."""
     import dataclasses
 
     import gymnasium as gym
 
     import machu_env  # noqa: F401  (registers MachuPicchu-v0)
 
-    check_int("observation", observation, 1, 3)
-    if not isinstance(name, str) or not name.replace("_", "").replace(".", "").isalnum():
-        raise ValueError(f"name must be letters, digits, '_' and '.', got {name!r}")
-    if out.exists():
-        raise ValueError(f"{out} exists: machu dataset writes a new folder (choose another --out)")
     size = OBS_SIZES[observation]
-    chunks = play_recorded(agents, num_players, games, seed=seed, max_decisions=max_decisions)
-    first = next(chunks)  # every argument checked, the agents loaded: only then a folder
-    chunks = itertools.chain([first], chunks)
-    out.mkdir(parents=True)
-    (out / "records").mkdir()
+    (work / "records").mkdir()
     saved = os.environ.get("MINARI_DATASETS_PATH")
-    os.environ["MINARI_DATASETS_PATH"] = str((out / "minari").resolve())
+    os.environ["MINARI_DATASETS_PATH"] = str((work / "minari").resolve())
     writers: dict[int, SeatWriter] = {}
     t0, done = time.perf_counter(), 0
     try:
@@ -361,33 +420,31 @@ def write_dataset(agents: list[str], num_players: int, games: int, out: Path, *,
             for p, writer in writers.items():
                 writer.write(episode_of(chunk, i, p, size) for i in range(start, len(chunk.games)))
             if records:
-                _write_records(out / "records", chunk)
+                _write_records(work / "records", chunk)
             done += len(chunk.games)
             if progress:
                 progress(done, games)
-    finally:
         for w in writers.values():
             w.close()
+    finally:
         if saved is None:
             os.environ.pop("MINARI_DATASETS_PATH", None)
         else:
             os.environ["MINARI_DATASETS_PATH"] = saved
-    steps = sum(w.steps for w in writers.values())
-    seconds = time.perf_counter() - t0
-    return _card(out, agents, num_players, games, seed, observation, name, steps, seconds)
+    return sum(w.steps for w in writers.values()), time.perf_counter() - t0
 
 
-def _card(out, agents, num_players, games, seed, observation, name, steps, seconds):
+def _card(work, out, agents, num_players, games, seed, observation, name, steps, seconds):
     import platform
 
     from machu_env import __version__
 
     card = {"datasets": [f"machu/{name}-seat{p}-v0" for p in range(num_players)],
-            "minari_datasets_path": str((out / "minari").resolve()),
+            "minari_datasets_path": str(out.resolve() / "minari"),
             "agents": agents, "players": num_players, "games": games, "seed": seed,
             "observation_version": observation, "steps": steps,
             "seconds": round(seconds, 2), "steps_per_second": round(steps / seconds),
             "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs",
             "machu_env": __version__, "date": time.strftime("%Y-%m-%d")}
-    (out / "dataset.json").write_text(json.dumps(card, indent=2))
+    (work / "dataset.json").write_text(json.dumps(card, indent=2))
     return card

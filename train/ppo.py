@@ -33,6 +33,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from machu_env.agents.masking import masked_logits as play_logits
 from machu_env.agents.policy_file import net_config, new_net  # noqa: F401  (re-exported)
 from machu_env.core.checks import check_int
 from machu_env.engine.observation import OBS_SIZE, OBS_V2_SIZE
@@ -144,6 +145,8 @@ def bf16_supported() -> bool:
 
 
 def masked_logits(logits, masks):
+    """The loss's masking: illegal logits -1e8, finite, as sb3's ``MaskableCategorical`` (the
+    entropy of a -inf logit is NaN). Playing uses ``masking.masked_logits`` (-inf)."""
     import torch
 
     return torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
@@ -209,7 +212,7 @@ class PPO:
 
         with torch.no_grad(), self._autocast():
             logits, values = self.net(obs.to(self.device))
-        logits = masked_logits(logits.float().cpu(), masks)
+        logits = play_logits(logits.float().cpu(), masks)
         u = torch.rand(logits.shape, generator=self.generator).clamp_(1e-20, 1.0)
         actions = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
         logp = torch.log_softmax(logits, dim=1).gather(1, actions[:, None])[:, 0]
@@ -357,7 +360,7 @@ class PPO:
         obs = obs[:, :self.net.config["obs_size"]]  # (a version-2 observation holds version 1)
         with torch.no_grad(), self._autocast():
             logits = self.net(torch.as_tensor(obs).to(self.device))[0].float().cpu()
-        return masked_logits(logits, torch.as_tensor(masks)).argmax(1).numpy()
+        return play_logits(logits, torch.as_tensor(masks)).argmax(1).numpy()
 
 
 def torch_from(array: np.ndarray):

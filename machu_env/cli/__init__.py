@@ -17,12 +17,13 @@ import typer
 
 from machu_env.cli import datasets, evaluating, playing, serving, tools, training
 from machu_env.cli.commands import app, err_console
+from machu_env.cli.interrupts import Interrupted, interruptible, on_signal, quiet_unraisable
 
 for command in (playing.play, evaluating.tournament, evaluating.analyze, datasets.dataset,
                 playing.replay, serving.serve,
                 training.train, training.exploit, training.population, tools.bench, tools.rules,
                 tools.cache):  # (the order of `machu --help`)
-    app.command()(command)
+    app.command()(interruptible(command))
 
 
 def expand_args(args: list[str]) -> list[str]:
@@ -46,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
             return result
     except typer.Exit as e:
         return e.exit_code
+    except Interrupted as e:
+        err_console.print(f"{prefix}: {e}")
+        return e.code
     except typer.Abort:
         err_console.print(f"{prefix}: aborted")
         return 130
@@ -55,8 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         text = str(e) if not isinstance(e, OSError) else f"{e.strerror}: {e.filename}"
         err_console.print(f"{prefix}: error: {' '.join(text.split())}")
         return 2
-    except KeyboardInterrupt:
-        err_console.print(f"{prefix}: interrupted")
+    except KeyboardInterrupt as e:  # (outside a command: while parsing)
+        err_console.print(f"{prefix}: {Interrupted.of(e)}")
         return 130
     except Exception as e:
         if not hasattr(e, "format_message"):  # not a usage error: a bug, show it
@@ -71,6 +75,12 @@ def app_commands() -> set[str]:
 
 
 def entry_point() -> None:
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGTERM):  # the command line only (not an embedding)
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # (a shell's `cmd &` ignores SIGINT)
+            signal.signal(signum, on_signal)
+    sys.unraisablehook = quiet_unraisable
     sys.exit(main())
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from machu_env.cli.commands import console
+from machu_env.cli.interrupts import deferred
 from machu_env.cli.options import agent_list
 
 
@@ -50,6 +51,8 @@ def dataset(
 
     def advance(done: int, total: int) -> None:
         nonlocal bar
+        signals.arm()  # from the first write on, signals wait for the end of a chunk
+        signals.check()  # Ctrl-C or SIGTERM since the last chunk: stop, the folder removed
         if progress and bar is None:  # (after the first chunk: bad input shows no bar)
             from tqdm import tqdm
 
@@ -58,9 +61,10 @@ def dataset(
             bar.update(done - bar.n)
 
     try:
-        card = write_dataset(agent_list(agents), players, games, out, name=name, seed=seed,
-                             observation=observation, max_decisions=max_decisions,
-                             records=records, progress=advance)
+        with deferred() as signals:
+            card = write_dataset(agent_list(agents), players, games, out, name=name, seed=seed,
+                                 observation=observation, max_decisions=max_decisions,
+                                 records=records, progress=advance)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
     finally:

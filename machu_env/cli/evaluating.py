@@ -3,6 +3,7 @@ analyze`` (why they won: statistics of the tournament's records)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import typer
@@ -11,6 +12,7 @@ from machu_env.cli.commands import console
 from machu_env.cli.options import (
     agent_files,
     agent_list,
+    check_output_folder,
     check_seconds,
     mcts_options,
     output_folder,
@@ -54,20 +56,33 @@ def tournament(
 
     check_seconds(mcts_seconds)
     names = agent_list(agents)
-    refuse_inputs_inside(out, agent_files(names), "--out")
-    output_folder(out, "--out")
     if html and not records:
         raise typer.BadParameter("--html writes a replay page next to each record: add "
                                  "--records", param_hint="--html")
+    refuse_inputs_inside(out, agent_files(names), "--out")
+    existed = check_output_folder(out, "--out")
+    folder = out / "records"
+    if records and folder.is_dir() and any(folder.iterdir()):
+        raise typer.BadParameter(f"{folder} holds an earlier run's records; machu analyze would "
+                                 "mix the runs: choose another --out or empty that folder",
+                                 param_hint="--records")
+    had_records = folder.exists()
+    output_folder(out, "--out")
     try:
         summary = run_tournament(names, players, games, seed=seed,
                                  workers=workers if workers is not None or ray else 2,
                                  mcts=mcts_options(mcts_seconds, mcts_iterations),
-                                 records_dir=out / "records" if records else None,
+                                 records_dir=folder if records else None,
                                  progress=progress, trust_pickle=trust_pickle, html=html,
                                  ray=ray, max_decisions=max_decisions)
-    except (ValueError, ImportError) as e:
-        raise typer.BadParameter(str(e)) from None
+    except BaseException as e:  # bad agents, Ctrl-C: no partial run is left to be analysed
+        if records and not had_records:
+            shutil.rmtree(folder, ignore_errors=True)
+        if not existed and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        if isinstance(e, (ValueError, ImportError)):
+            raise typer.BadParameter(str(e)) from None
+        raise
     console.print(format_table(summary), highlight=False)
     paths = write_outputs(summary, out)
     console.print("wrote " + ", ".join(str(p) for p in paths))
@@ -84,12 +99,14 @@ def analyze(
     gold and multipliers, decisions by kind (sacrifices, summits, Sun Clock...), game length,
     and whether the most gold or the most VP decided the games."""
     from machu_env.agents.analysis import analyze as run_analysis
-    from machu_env.agents.analysis import write
+    from machu_env.agents.analysis import records_folder, write
 
+    records = records_folder(records)  # a tournament's folder: its records/
     out = out if out is not None else records.parent / "analysis"
     refuse_inputs_inside(out, [records / "x.json"], "--out")
-    output_folder(out, "--out")
+    check_output_folder(out, "--out")
     summary = run_analysis(records)  # ValueError naming the bad file: one line
+    output_folder(out, "--out")  # (only now: a failed analysis leaves no folder)
     for name, pairing in summary["pairings"].items():
         gold = pairing["gold_leader_won"]
         console.print(f"{name}: {pairing['games']} games, endings {pairing['endings']}, "

@@ -22,6 +22,27 @@ def output_folder(path: Path, option: str) -> Path:
     return path
 
 
+def check_output_folder(path: Path, option: str) -> bool:
+    """Check, creating nothing, that ``path`` is or can become a writable folder; whether it
+    exists already. BadParameter otherwise (a file, a dangling link, an unwritable parent)."""
+    if path.exists():
+        if not path.is_dir():
+            raise typer.BadParameter(f"{path} is a file: give a folder", param_hint=option)
+        if not os.access(path, os.W_OK):
+            raise typer.BadParameter(f"{path} is not writable", param_hint=option)
+        return True
+    parent = path
+    while not parent.exists():
+        if parent.is_symlink():
+            raise typer.BadParameter(f"cannot create {path}: {parent} is a dangling link",
+                                     param_hint=option)
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise typer.BadParameter(f"cannot create {path}: {parent} is not a writable folder",
+                                 param_hint=option)
+    return False
+
+
 def output_file(path: Path, option: str) -> Path:
     """Check (before the work) that a file can be written at ``path``."""
     if path.is_dir():

@@ -73,9 +73,13 @@ class Game:
         seed: the setup's only randomness (start player, deck order, initial cards; R12.3).
             ``None`` draws one (kept in ``self.seed``).
         start_player: seat of the start player; ``None`` draws it from the seed (R2.8).
-        hands: one list of card ids per player, replacing the random initial draw.
+        hands: one list of card ids per player, replacing the random initial draw: one card
+            each (R2.7), unless ``scenario``.
         deck: card ids to put on top of the deck, first = top; the rest stay shuffled below.
         learning_game: the learning-game variant (R2.11).
+        scenario: allow hands of any size, a deal the rules cannot produce (rule tests set up
+            end-of-game hands so). Such a game's observations may leave their declared boxes
+            and its record does not replay (``replay`` deals by the rules only).
     """
 
     def __init__(
@@ -87,6 +91,7 @@ class Game:
         hands: Sequence[Sequence[str | int]] | None = None,
         deck: Sequence[str | int] | None = None,
         learning_game: bool = False,
+        scenario: bool = False,
     ) -> None:
         n = _check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
         if seed is None:
@@ -95,7 +100,8 @@ class Game:
         if start_player is not None:
             _check_int("start_player", start_player, 0, n - 1)
         check_bool("learning_game", learning_game)
-        hand_ids = _check_hands(hands, n)
+        check_bool("scenario", scenario)
+        hand_ids = _check_hands(hands, n, scenario)
         deck_ids = _check_deck(deck)
         self.num_players = n
         self.seed = int(seed)
@@ -353,7 +359,7 @@ class Game:
 
 
 # --- argument checks ---------------------------------------------------------------------------
-def _check_hands(hands: object, n: int) -> list[list[int]] | None:
+def _check_hands(hands: object, n: int, scenario: bool = False) -> list[list[int]] | None:
     if hands is None:
         return None
     if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) or len(hands) != n:
@@ -364,6 +370,9 @@ def _check_hands(hands: object, n: int) -> list[list[int]] | None:
         if isinstance(hand, (str, bytes)) or not isinstance(hand, Sequence):
             raise ValueError(f"hands[{p}] must be a list of card ids, got {hand!r}")
         ids = [card_id(c) for c in hand]
+        if len(ids) != 1 and not scenario:
+            raise ValueError(f"hands[{p}] holds {len(ids)} cards; every player starts with "
+                             "exactly 1 sacrifice card (R2.7)")
         for c in ids:
             if c in seen:
                 raise ValueError(f"duplicate card {CARDS[c]!r} in hands (players {seen[c]}, {p})")

@@ -14,6 +14,8 @@ adds the deal to the options: ``start_player``, ``hands`` (card ids per seat) an
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +65,16 @@ MAX_RECORD_BYTES = 16 * 2**20  # a 5,000-decision game takes about 0.3 MB
 
 def _fail(problem: str) -> ValueError:
     return ValueError(f"malformed game record: {problem}")
+
+
+def _is_text(value: str) -> bool:
+    """Whether ``value`` encodes as UTF-8 (JSON's \\ud800 escapes decode to lone surrogates,
+    which no file, terminal or HTTP response can carry)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _is_int(value: Any) -> bool:
@@ -131,6 +143,9 @@ def check_agents(agents: Any, num_players: int) -> None:
             and all(isinstance(a, str) for a in agents)):
         raise _fail(f"'agents' must be null or a list of {num_players} names (strings); got "
                     f"{agents!r:.80}")
+    if not all(_is_text(a) for a in agents):
+        raise _fail("an agent name is not valid Unicode text (it holds a lone surrogate such "
+                    "as \\ud800); names are UTF-8 text")
     longest = max(map(len, agents))
     if longest > MAX_AGENT_NAME:
         raise _fail(f"an agent name has {longest} characters; names have at most "
@@ -155,11 +170,17 @@ def check_result(result: Any) -> None:
 def read_record(path: str | Path) -> dict[str, Any]:
     """A record file's JSON (at most ``MAX_RECORD_BYTES``); ValueError for anything else."""
     path = Path(path)
-    try:
-        with path.open("rb") as f:
-            data = f.read(MAX_RECORD_BYTES + 1)
+    try:  # non-blocking: a FIFO or device named *.json is refused, never waited on
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as e:
         raise ValueError(f"cannot read {path}: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path} is not a regular file: not a game record")
+        try:
+            data = f.read(MAX_RECORD_BYTES + 1)
+        except OSError as e:
+            raise ValueError(f"cannot read {path}: {e.strerror}") from None
     if len(data) > MAX_RECORD_BYTES:
         raise ValueError(f"{path} is larger than {MAX_RECORD_BYTES // 2**20} MiB: not a game "
                          "record")

@@ -39,18 +39,26 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         from starlette.middleware import Middleware
         from starlette.middleware.trustedhost import TrustedHostMiddleware
         from starlette.requests import Request
-        from starlette.responses import FileResponse, JSONResponse, Response
+        from starlette.responses import FileResponse, Response
         from starlette.routing import Route
     except ImportError as e:
         raise ImportError(f"the web app needs the web extra ({e.name} is missing): "
                           "pip install 'machu-env[web]'") from None
-    from machu_env.web.guards import BodyReader, ClientGate, check_same_origin, client_of, off_loop
+    from machu_env.web.guards import (
+        BodyReader,
+        ClientGate,
+        JSONResponse,
+        check_same_origin,
+        client_of,
+        off_loop,
+    )
 
     limits = limits or Limits()
     catalog = AgentCatalog(agents_dir)
     games = GameStore(total=limits.games, per_client=limits.games_per_client,
                       idle_seconds=limits.idle_seconds, keep_seconds=limits.keep_seconds,
-                      finished=limits.finished_games, finished_seconds=limits.finished_seconds)
+                      finished=limits.finished_games, finished_seconds=limits.finished_seconds,
+                      finished_per_client=limits.finished_games_per_client)
     saves = GameStore(total=limits.saves, per_client=limits.saves_per_client,
                       idle_seconds=limits.idle_seconds, what="saved positions")
     replays = threading.BoundedSemaphore(limits.replays)
@@ -98,6 +106,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         owner = client_of(request)
 
         def start():  # loading a policy and the agents' first moves: off the event loop
+            games.check_room(owner)  # a refusal costs no replay, no re-deal, no agent
             if isinstance(body, dict) and "save" in body:
                 if set(body) != {"save"} or not isinstance(body["save"], str):
                     raise BadRequest('load a saved position with {"save": <id>} alone')
@@ -224,6 +233,11 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
 
     async def replay(request: Request) -> Response:
         data = await bodies.read(request, limits.record_bytes)
+        steps = data.get("actions") if isinstance(data, dict) else None
+        if isinstance(steps, list) and len(steps) > limits.replay_decisions:
+            raise BadRequest(f"this record holds {len(steps)} decisions; the replay view draws "
+                             f"records of at most {limits.replay_decisions} (machu replay RECORD "
+                             "--html PAGE draws any record)", 413)
         if not replays.acquire(blocking=False):
             raise BadRequest(f"{limits.replays} replays are being drawn; try again in a "
                              "moment", 503)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse as _StarletteJSON
 
 from machu_env.web.store import BadRequest
 
@@ -78,10 +79,24 @@ class BodyReader:
         finally:
             self.held -= mine
         try:
-            return json.loads(bytes(body) or b"null")
+            value = json.loads(bytes(body) or b"null")
+            json.dumps(value, ensure_ascii=False).encode("utf-8")  # no lone surrogate in it
+        except UnicodeEncodeError:
+            raise BadRequest("the body holds text that is not valid Unicode (a lone surrogate "
+                             "escape such as \\ud800)") from None
         except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, an int of 4301 digits
             raise BadRequest(f"the body is not JSON that this server reads ({str(e)[:120]})") \
                 from None
+        return value
+
+
+class JSONResponse(_StarletteJSON):
+    """Starlette's JSON response with non-ASCII text escaped: any string, even one holding a
+    lone surrogate that slipped into a message, encodes (a 4xx stays a 4xx, never a 500)."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, indent=None,
+                          separators=(",", ":")).encode("ascii")
 
 
 class ClientGate:

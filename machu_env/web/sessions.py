@@ -169,8 +169,8 @@ def parse_new_game(body: Any) -> tuple[int, int | None, list[str], int | None]:
         raise BadRequest(f"the body must be a JSON object with {', '.join(GAME_KEYS)}")
     unknown = sorted(set(body) - set(GAME_KEYS))
     if unknown:
-        raise BadRequest(f"unknown field(s) {', '.join(u[:40] for u in unknown[:5])}; allowed: "
-                         f"{', '.join(GAME_KEYS)}")
+        names = ", ".join(repr(u[:40]) for u in unknown[:5])
+        raise BadRequest(f"unknown field(s) {names}; allowed: {', '.join(GAME_KEYS)}")
     try:
         n = check_int("num_players", body.get("num_players", 2), 2, 5)
         seat = body.get("seat", 0)

@@ -127,7 +127,8 @@ def test_observation_layout_is_documented_and_complete():
     last_name, (last_off, last_len) = list(offsets.items())[-1]
     assert last_off + last_len == OBS_SIZE
     assert len(OBS_FIELDS) == len(offsets)
-    game = Game(3, seed=8, start_player=0, hands=[["corn+cloth"], ["puma+virgin"], []])
+    game = Game(3, seed=8, start_player=0, hands=[["corn+cloth"], ["puma+virgin"], []],
+                scenario=True)
     obs = game.observation(0)
     off, k = offsets["own_cards"]
     assert obs[off:off + k].nonzero()[0].tolist() == [machu_env.card_id("corn+cloth")]

@@ -95,7 +95,7 @@ def test_redeal_depends_on_the_players_information_only():
 
 def test_redeal_keeps_what_the_player_knows():
     game = Game(3, seed=4, start_player=0, hands=[["corn+llama"], ["coca+cloth", "puma+virgin"],
-                                                  ["pottery+condor"]])
+                                                  ["pottery+condor"]], scenario=True)
     s = game.state.copy()
     rng = np.array([np.uint64(5)], dtype=np.uint64)
     seen = set()

@@ -334,7 +334,10 @@ def test_machu_prints_one_line_for_bad_records(tmp_path, capsys):
         assert code == 2 and err.count("\n") == 1 and err.startswith("machu replay: error:"), err
         assert "Traceback" not in err
     assert "[link=http://example.invalid]" in err  # printed as text, not as a link
-    code, _, err = _run(["replay", "/dev/zero"], capsys)
+    code, _, err = _run(["replay", "/dev/zero"], capsys)  # a device: never read (issue #43)
+    assert code == 2 and "not a regular file" in err
+    (tmp_path / "huge.json").write_bytes(b" " * (16 * 2**20 + 1))
+    code, _, err = _run(["replay", str(tmp_path / "huge.json")], capsys)
     assert code == 2 and "larger than 16 MiB" in err
 
 

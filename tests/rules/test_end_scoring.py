@@ -52,7 +52,7 @@ def test_r8_1_deck_exhaustion_ends_the_game_and_later_summits_pay_3_vp():
 
 def test_r9_1_to_r9_3_the_17_vp_example():
     hand = ["corn+puma", "coca+puma", "cloth+puma", "coca+cloth"]
-    game = Game(2, seed=0, hands=[hand, []])
+    game = Game(2, seed=0, hands=[hand, []], scenario=True)
     set_player(game, 0, scout=11, priests={"puma": 2, "virgin": 1},
                incas={"corn_terraces": 2, "llama_meadow": 1, "coca_plantation": 1,
                       "weavers_quarter": 3})
@@ -67,7 +67,7 @@ def test_r9_1_to_r9_3_the_17_vp_example():
 
 
 def test_r9_2_trail_bonus():
-    game = Game(2, seed=0, hands=[[], []])
+    game = Game(2, seed=0, hands=[[], []], scenario=True)
     for space, bonus in [(0, 0), (6, 0), (7, 1), (12, 1), (13, 2), (19, 2)]:
         set_player(game, 0, scout=space)
         assert game.scores()[0]["vp"] == bonus
@@ -100,7 +100,7 @@ def test_r9_4_conquest_scores_and_r9_5_tie_break():
 
 
 def test_r9_5_ties_on_goods_units_then_shared():
-    game = Game(2, seed=0, hands=[[], []])
+    game = Game(2, seed=0, hands=[[], []], scenario=True)
     game._s[L.GAME_OVER] = 1
     game._s[L.END_KIND] = L.END_RESCUE
     set_player(game, 0, corn=5, llama=1, coca=0, pottery=0, cloth=0)  # 2 units

@@ -87,7 +87,7 @@ def test_random_endgames_reach_both_endings_with_every_invariant(n, seed, pick_s
     rnd.shuffle(cards)
     per = rnd.randint(3, 24 // n)
     hands = [cards[p * per:(p + 1) * per] for p in range(n)]
-    game = Game(n, seed=seed, hands=hands)
+    game = Game(n, seed=seed, hands=hands, scenario=True)
     left = {"condor": rnd.randint(0, 2), "puma": rnd.randint(0, 2), "virgin": rnd.randint(0, 2)}
     sizes = {"condor": 4, "puma": 5, "virgin": 6}
     owned = [dict.fromkeys(sizes, 0) for _ in range(n)]

@@ -85,7 +85,7 @@ def test_r12_3_same_seed_same_setup_and_seed_matters():
 
 def test_hands_and_deck_options():
     game = Game(2, seed=5, hands=[["corn+cloth", "puma+virgin"], [0]],
-                deck=["coca+cloth", "condor+virgin"])
+                deck=["coca+cloth", "condor+virgin"], scenario=True)
     v = game.view()
     assert v["players"][0]["cards"] == ["corn+cloth", "puma+virgin"]
     assert v["players"][1]["cards"] == [CARDS[0]]
@@ -114,8 +114,13 @@ def test_hands_and_deck_options():
         ({"num_players": 2, "hands": [["corn+cloth"], ["corn+cloth"]]}, "duplicate card"),
         ({"num_players": 2, "deck": ["coca+cloth", "coca+cloth"]}, "duplicate card"),
         ({"num_players": 2, "deck": [28]}, "unknown sacrifice card"),
-        ({"num_players": 2, "hands": [["corn+cloth"], []], "deck": ["corn+cloth"]},
+        ({"num_players": 2, "hands": [["corn+cloth"], ["coca+cloth"]], "deck": ["corn+cloth"]},
          "cannot be in the deck"),
+        # R2.7: one sacrifice card each; any other deal needs scenario=True
+        ({"num_players": 2, "hands": [[], [0]], "deck": list(range(1, 28))},
+         r"hands\[0\] holds 0 cards; every player starts with exactly 1 sacrifice card \(R2.7\)"),
+        ({"num_players": 3, "hands": [[0], [1, 2], [3]]}, r"hands\[1\] holds 2 cards"),
+        ({"num_players": 2, "hands": [[0], [1]], "scenario": 1}, "scenario must be True or False"),
         ({"num_players": 2, "learning_game": "yes"}, "learning_game must be True or False"),
     ],
 )

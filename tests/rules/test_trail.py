@@ -10,7 +10,7 @@ from machu_env.rules.data import CARDS
 
 def _deck_game(deck, hands=None, n=3):
     hands = hands or [["puma+virgin"], ["condor+virgin"], ["condor+puma"]][:n]
-    game = Game(n, seed=1, start_player=0, hands=hands, deck=deck)
+    game = Game(n, seed=1, start_player=0, hands=hands, deck=deck, scenario=True)
     for _ in range(n):
         game.play("start corn_terraces")
     return game

@@ -132,3 +132,104 @@ def test_equal_reward_and_end_arrays_are_one_dataset(written):
             assert h5py.h5o.get_info(f[f"episode_{es[0]}/truncations"].id).rc >= len(es)
             for e in es:
                 assert not f[f"episode_{e}/truncations"][()].any()
+
+
+# --- hostile inputs, round 4 (issue #43) ---------------------------------------------------------
+def test_a_policy_with_huge_negative_logits_writes_only_legal_steps(tmp_path):
+    """Item 1: the review's flat policy (every logit about -1e17) chose 49 of 228 steps outside
+    the mask; every step is now legal and every record replays."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "project"))
+    from test_hostile_round4 import flat_policy
+
+    path = flat_policy(tmp_path / "flat.safetensors")
+    card = write_dataset([f"policy:{path}", "random"], 2, 5, tmp_path / "d", name="f", seed=0)
+    for record in sorted((tmp_path / "d" / "records").iterdir()):
+        replay(json.loads(record.read_text()))
+    import h5py
+
+    with h5py.File(f"{card['minari_datasets_path']}/machu/f-seat0-v0/data/main_data.hdf5") as f:
+        for e in range(5):
+            actions = f[f"episode_{e}/actions"][()]
+            masks = f[f"episode_{e}/infos/action_mask"][()]
+            assert masks[np.arange(len(actions)), actions].all()
+
+
+def test_a_choice_outside_the_mask_stops_the_run_and_writes_nothing(tmp_path, monkeypatch):
+    """Item 1's guard: whatever a policy returns, an illegal id never reaches the engine."""
+    from machu_env.train import dataset as D
+
+    monkeypatch.setattr(D._Policy, "__call__", lambda self, obs, masks: np.where(
+        masks.astype(bool), -1, np.arange(masks.shape[1])).max(1).astype(np.int32))
+    with pytest.raises(ValueError, match="outside its legal mask"):
+        write_dataset(["ppo-2p", "random"], 2, 4, tmp_path / "d", name="x")
+    assert not any(tmp_path.iterdir())
+
+
+def test_names_and_outputs_minari_cannot_take_are_refused_before_any_game(tmp_path):
+    """Item 7: refused in one line, nothing created (they used to fail inside Minari after the
+    first chunk and leave OUT/minari and OUT/records behind)."""
+    runner = CliRunner()
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for args, message in [(["--name", "a.b"], "name must be 1..100 letters"),
+                          (["--name", "..a"], "name must be"), (["--name", "x" * 300], "name"),
+                          (["--name", "\u00e9"], "ASCII"),
+                          (["--out", str(tmp_path / "dangling")], "exists"),
+                          (["--out", str(tmp_path / "dangling" / "d")], "dangling link")]:
+        argv = ["dataset", "--agents", "random", "--games", "2", "--no-progress",
+                "--out", str(tmp_path / "new"), *args]
+        result = runner.invoke(app, argv)
+        assert result.exit_code == 2 and message in result.output, (args, result.output)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling"]
+
+
+def _dataset_process(out, games=10_000_000):
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-c", "from machu_env.cli import entry_point; entry_point()",
+            "dataset", "--agents", "random", "--games", str(games), "--no-progress",
+            "--out", str(out)]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _writing(proc, parent):
+    """Wait until the run has written records into its partial folder."""
+    import time
+
+    deadline = time.monotonic() + 180
+    while not any(p.name.endswith(".partial") and any((p / "records").glob("*.json"))
+                  for p in parent.iterdir() if (p / "records").is_dir()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("signame,code,word", [("SIGINT", 130, "interrupted"),
+                                               ("SIGTERM", 143, "terminated (SIGTERM)")])
+def test_an_interrupted_dataset_leaves_nothing(tmp_path, signame, code, word):
+    """Item 2 (and 8): Ctrl-C or SIGTERM while a real process writes: it says so in one line
+    and removes its partial folder; OUT never existed."""
+    import signal
+
+    proc = _dataset_process(tmp_path / "d")
+    _writing(proc, tmp_path)
+    proc.send_signal(getattr(signal, signame))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == code and err.strip() == f"machu dataset: {word}", err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_dataset_leaves_nothing_that_loads(tmp_path, monkeypatch):
+    """Item 2: SIGKILL cannot be caught; what is left is a hidden ``.d.*.partial`` folder, and
+    OUT (where the card points Minari) does not exist."""
+    proc = _dataset_process(tmp_path / "d")
+    _writing(proc, tmp_path)
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert not (tmp_path / "d").exists()
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1 and left[0].startswith(".d.") and left[0].endswith(".partial")
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "d" / "minari"))
+    assert minari.list_local_datasets() == {}

@@ -327,8 +327,8 @@ def test_replays_are_capped_and_packed(client):
     state = _finish(client, _new(client, seed=0))
     record = client.get(f"/api/games/{state['id']}/record").json()
     long = dict(record, actions=[{"player": 0, "action": "stay"}] * 5001, result=None)
-    r = client.post("/api/replay", json=long)
-    assert r.status_code == 400 and "at most 5000" in r.json()["error"]
+    r = client.post("/api/replay", json=long)  # refused before any replay (issue #43)
+    assert r.status_code == 413 and "at most 1000" in r.json()["error"]
     r = client.post("/api/replay", json=record)
     per_frame = len(r.content) / r.json()["num_frames"]
     assert per_frame < 8000, per_frame  # a drawn board is about 40 kB; packed about 4 kB

@@ -22,9 +22,9 @@ from machu_env.web.server import ConnectionLimits, server_config  # noqa: E402
 
 
 @contextmanager
-def running(limits: Limits, connections: ConnectionLimits):
+def running(limits: Limits, connections: ConnectionLimits, agents_dir=None):
     """A real uvicorn serving the app on a free port of 127.0.0.1: (app, port)."""
-    app = create_app(limits=limits)
+    app = create_app(limits=limits, agents_dir=agents_dir)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -190,3 +190,90 @@ def test_forwarding_headers_are_not_trusted_by_default():
         assert status == 201
         owners = {e.owner for e in app.state.games._entries.values()}
         assert owners == {"127.0.0.1"}
+
+
+# --- hostile inputs, round 4 (issue #43) ---------------------------------------------------------
+def _finished_record(seed: int = 3) -> tuple[dict, int]:
+    """A random 2-player game's record and the seat of its last decision."""
+    import random
+
+    from machu_env import Game
+    from machu_env.core.records import game_record
+
+    game, rng = Game(2, seed=seed), random.Random(seed)
+    while not game.is_over:
+        game.play(rng.choice(game.legal_action_ids()))
+    return game_record(game, ["a", "b"]), game.history[-1][0]
+
+
+def test_lone_surrogates_get_a_400_in_words():
+    """Item 3: ``{"\\ud800": 1}`` gave a 500 (the message carried the key into the response);
+    a record naming an agent so, on /api/replay, too."""
+    record, _ = _finished_record()
+    record["agents"] = ["\ud800", "b"]
+    with running(Limits(agent_seconds=60), ConnectionLimits()) as (_, port):
+        for path, body in (("/api/games", {"\ud800": 1}), ("/api/replay", record),
+                           ("/api/games", {"opponents": "random\udfff"})):
+            status, answer = request(port, "POST", path, body)
+            assert status == 400 and "lone surrogate" in answer["error"], (path, answer)
+
+
+def test_one_client_cannot_pile_up_finished_games_or_replays():
+    """Item 6: finished games count against a per-client cap (the review held 1 GB with 600 of
+    them); a refused new game costs no replay (the room is checked first); /api/replay draws
+    records of at most ``replay_decisions`` decisions."""
+    from machu_env.web import app as web_app
+
+    record, seat = _finished_record()
+    at = len(record["actions"]) - 1
+    limits = Limits(agent_seconds=60, games_per_client=2, finished_games_per_client=3,
+                    replay_decisions=len(record["actions"]) - 1)
+    built = []
+    real = web_app.new_session
+
+    def counting(*args, **kwargs):
+        built.append(1)
+        return real(*args, **kwargs)
+
+    web_app.new_session = counting
+    try:
+        with running(limits, ConnectionLimits()) as (app, port):
+            for _ in range(8):  # a branch at the last decision, then that decision: finished
+                status, state = request(port, "POST", "/api/games", {
+                    "record": record, "at": at, "seat": seat, "opponents": "random"})
+                assert status == 201 and state["your_turn"]
+                status, state = request(port, "POST", f"/api/games/{state['id']}/play",
+                                        {"action": state["legal"][0]["id"]})
+                assert status == 200 and state["over"]
+            assert len(app.state.games) == 3  # the client's 3 newest finished games
+            for _ in range(2):
+                assert request(port, "POST", "/api/games", {"opponents": "random"})[0] == 201
+            count = len(built)
+            for _ in range(5):  # no room: refused before the record is replayed
+                status, body = request(port, "POST", "/api/games", {
+                    "record": record, "at": at, "seat": seat, "opponents": "random"})
+                assert status == 429 and "2 games running" in body["error"]
+            assert len(built) == count
+            status, body = request(port, "POST", "/api/replay", record)
+            assert status == 413 and f"at most {limits.replay_decisions}" in body["error"]
+            record["actions"] = record["actions"][:-1]
+            record["result"] = None
+            assert request(port, "POST", "/api/replay", record)[0] == 200
+    finally:
+        web_app.new_session = real
+
+
+def test_an_unreadable_agent_file_is_a_400(tmp_path):
+    """Item 4: a tensor dtype torch lacks (F8_E8M0) gave a 500 from ``--agents-dir``."""
+    pytest.importorskip("torch")
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "project"))
+    from test_hostile_round4 import f8_file
+
+    f8_file(tmp_path / "f8.safetensors")
+    with running(Limits(agent_seconds=60), ConnectionLimits(), agents_dir=tmp_path) as (_, port):
+        status, body = request(port, "POST", "/api/games",
+                               {"opponents": "policy:f8.safetensors"})
+        assert status == 400 and "cannot be loaded here" in body["error"], body

@@ -1,0 +1,113 @@
+"""Ctrl-C and SIGTERM in a ``machu`` command: the command's ``finally`` blocks run (partial
+outputs are removed), then one line says what stopped it (typer alone would exit 130 in
+silence)."""
+
+from __future__ import annotations
+
+import functools
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is so that every ``finally`` cleans up (a partial
+    output folder is removed) as for Ctrl-C."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C or SIGTERM inside a command, carried past typer (which would turn it into a
+    silent ``Exit(130)``) to ``main``, which says so."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+    @classmethod
+    def of(cls, e: KeyboardInterrupt) -> Interrupted:
+        if isinstance(e, Terminated):
+            return cls("terminated (SIGTERM)", 143)
+        return cls("interrupted", 130)
+
+
+RECEIVED: list[int] = []  # the signals this command line got (``on_signal``, ``Deferral``)
+
+
+def interruptible(command):
+    """``command`` with Ctrl-C and SIGTERM raised as ``Interrupted`` (its ``finally`` blocks
+    have run by then). An exception of another kind after such a signal is its consequence (a
+    KeyboardInterrupt inside numba's compiler surfaces as a RuntimeError): ``Interrupted``
+    too."""
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except KeyboardInterrupt as e:
+            raise Interrupted.of(e) from None
+        except Exception:
+            if RECEIVED:
+                raise Interrupted.of(Terminated() if RECEIVED[0] == signal.SIGTERM
+                                     else KeyboardInterrupt()) from None
+            raise
+    return run
+
+
+def quiet_unraisable(unraisable) -> None:
+    """``sys.unraisablehook`` of the command line: the KeyboardInterrupt of a signal that
+    landed in a destructor or a C callback is not printed (the command says "interrupted");
+    anything else is, as Python would."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and RECEIVED:
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def on_signal(signum, frame) -> None:
+    """The command line's SIGINT and SIGTERM handler: noted, then raised."""
+    RECEIVED.append(signum)
+    _raise(signum)
+
+
+def _raise(signum: int) -> None:
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+class Deferral:
+    """Ctrl-C and SIGTERM noted, not raised, once ``arm()`` is called, until the work calls
+    ``check()`` (between chunks): raised at an arbitrary point, a KeyboardInterrupt can land in
+    a library's destructor (h5py's, while Minari writes), where Python only prints "Exception
+    ignored" and the run goes on. Before ``arm()`` (compiling, playing the first chunk) and at a
+    second signal, they raise at once."""
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.noted: list[int] = []
+
+    def arm(self) -> None:
+        self.armed = True
+
+    def note(self, signum, frame) -> None:
+        RECEIVED.append(signum)
+        if not self.armed or self.noted:
+            _raise(signum)
+        self.noted.append(signum)
+
+    def check(self) -> None:
+        if self.noted:
+            _raise(self.noted[0])
+
+
+@contextmanager
+def deferred() -> Iterator[Deferral]:
+    """A ``Deferral`` holding SIGINT and SIGTERM in the main thread while the block runs."""
+    deferral = Deferral()
+    if threading.current_thread() is not threading.main_thread():
+        yield deferral  # (signal handlers belong to the main thread)
+        return
+    old = {s: signal.signal(s, deferral.note) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield deferral
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
