@@ -126,7 +126,7 @@ def test_play_outs_stop_at_their_deadline():
     assert (S[:, L.DECISIONS] > before).all() and np.abs(played).max() <= 1
 
 
-# --- item 4: a tensor dtype that torch does not have ------------------------------------------------
+# --- item 4: a tensor dtype that torch does not have ----------------------------------------------
 def f8_file(path: Path) -> Path:
     from machu_env.agents import policy_file as F
 
