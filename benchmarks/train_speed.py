@@ -5,7 +5,8 @@ RLlib's PPO on the batch engine.
 
 Every learner trains from seed 0 for the same number of learner decisions (env steps) with the
 same networks (two 256x256 tanh MLPs, policy and value), the same PPO settings (``machu
-train``'s defaults: 128 games x 128 steps, minibatch 4096, 4 epochs) and the same opponent pool
+train``'s defaults: 128 games x 128 steps, minibatch 4096, 2 epochs; 4 before 2026-11-26:
+``--n-epochs 4``) and the same opponent pool
 (``PoolVecEnv`` with the default weights of random, the fair ``builder`` and ``gold``, and one
 frozen copy of the initial policy as ``self``):
 
@@ -89,7 +90,8 @@ def machu_train(steps: int, players: int, threads: int, precision: str, seed: in
         def run(n: int, name: str) -> dict:
             c = TrainConfig(players=players, timesteps=n, seed=seed, out=f"{tmp}/{name}",
                             snapshot_every=NEVER, eval_every=NEVER, eval_games=1,
-                            device="cpu", threads=threads, precision=precision, **settings)
+                            device="cpu", threads=threads, precision=precision,
+                            **{"imitate": "", **settings})  # (steps/s of PPO alone)
             return train(c, verbose=False)
 
         c = TrainConfig(**settings)

@@ -12,6 +12,7 @@ from pathlib import Path
 from machu_env.agents import policy_file
 from machu_env.core.checks import check_int
 from machu_env.core.reward_modes import check_reward_mode
+from machu_env.envs.opponents import COMPILED_NAMES
 from machu_env.envs.pool_env import parse_pool
 from machu_env.train.ppo import (
     MAX_THREADS,
@@ -39,8 +40,9 @@ def read_history(path: Path) -> list[dict[str, float]]:
 @dataclass
 class TrainConfig(PPOSettings):
     """Everything a run depends on (saved as ``config.json``): the algorithm's ``PPOSettings``
-    and the run's own. The defaults are the settings of the shipped 2-player v1 run (which set
-    ``timesteps`` to 10M; the 3-player v1 run used ``reward="score"``)."""
+    and the run's own. The defaults are the time-to-strength recipe of 2026-11-26 (a fresh
+    policy first imitates ``gold``; 2 PPO epochs per rollout); ``imitate=""`` and
+    ``n_epochs=4`` give the recipe of the shipped agents before it."""
 
     players: int = 2
     timesteps: int = 20_000_000
@@ -53,6 +55,12 @@ class TrainConfig(PPOSettings):
     max_snapshots: int = 8
     eval_every: int = 500_000
     eval_games: int = 400
+    eval_opponents: str = "random,builder,gold"  # evaluated at every checkpoint (gold always)
+    stop_at: float = 0.0  # > 0: the run ends at the first evaluation this good against gold
+    n_epochs: int = 2  # (PPOSettings' 4 for the probe's exploiters; 2 here: time to strength)
+    imitate: str = "gold"  # a fresh policy first imitates this heuristic (train/imitate.py)
+    imitate_games: int = 2000
+    imitate_epochs: int = 4
     device: str = "auto"
     threads: int = 0
     league: bool = False
@@ -69,7 +77,7 @@ class TrainConfig(PPOSettings):
     def check(self) -> None:
         """Clear errors for impossible settings (before anything is built)."""
         for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray",
-                     "frozen"):
+                     "frozen", "eval_opponents", "imitate"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         super().check()
@@ -78,15 +86,23 @@ class TrainConfig(PPOSettings):
         for name in ("timesteps", "snapshot_every", "max_snapshots", "eval_every", "eval_games",
                      "exploiter_every", "exploiter_steps", "max_exploiters"):
             check_int(name, getattr(self, name), 1, None)
+        check_int("imitate_games", self.imitate_games, 1, 100_000)
+        check_int("imitate_epochs", self.imitate_epochs, 1, 100)
+        if self.imitate and self.imitate not in COMPILED_NAMES:
+            raise ValueError(f"imitate must be empty or a compiled heuristic "
+                             f"({', '.join(COMPILED_NAMES)}), got {self.imitate!r}")
+
         check_int("threads", self.threads, 0, MAX_THREADS)
         check_int("observation", self.observation, 1, 3)
         for name in ("league", "exploit_greedy"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
-        v = self.exploiter_share
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
-            raise ValueError(f"exploiter_share must be a number in [0, 1], got {v!r}")
+        for name in ("exploiter_share", "stop_at"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
+                raise ValueError(f"{name} must be a number in [0, 1], got {v!r}")
         self.layers()
+        self.eval_names()
         self.frozen_paths()
         parse_pool(self.pool)
         check_reward_mode(self.reward)
@@ -105,6 +121,16 @@ class TrainConfig(PPOSettings):
                              f"layer sizes in 1..{policy_file.MAX_WIDTH}, like 256,256; got "
                              f"{self.net_arch!r}")
         return sizes
+
+    def eval_names(self) -> list[str]:
+        """The heuristics evaluated at every checkpoint (``gold`` among them: the best
+        checkpoint is the best against it), in ``EVAL_OPPONENTS`` order."""
+        names = {x.strip() for x in self.eval_opponents.split(",") if x.strip()}
+        if not names <= set(EVAL_OPPONENTS) or "gold" not in names:
+            raise ValueError(f"eval_opponents must name gold and any of "
+                             f"{', '.join(EVAL_OPPONENTS)} (comma-separated), got "
+                             f"{self.eval_opponents!r}")
+        return [n for n in EVAL_OPPONENTS if n in names]
 
     def frozen_paths(self) -> list[Path]:
         """The agent files ``frozen`` names (each checked to exist, at most 16)."""

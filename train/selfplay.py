@@ -72,12 +72,14 @@ from machu_env.train.ppo import (
     new_net,
     set_threads,
 )
+from machu_env.train.progress import Progress, busy_warning, run_summary
 
 
 class Trainer:
     """One run: builds (or resumes) the learner and the pool, trains, evaluates, saves."""
 
     def __init__(self, config: TrainConfig, resume: bool = False, verbose: bool = True) -> None:
+        self.started = time.perf_counter()  # the history's wall_seconds count from here
         if resume:  # the run's own settings; only the total steps, device, threads may change
             saved_path = Path(config.out) / "config.json"
             if not saved_path.exists():
@@ -113,6 +115,8 @@ class Trainer:
         except OSError as e:
             raise ValueError(f"cannot create the run folder {self.out}: {e.strerror}") from None
         self.verbose = verbose
+        self.progress = Progress(c.timesteps, enabled=False)  # (run() starts the real one)
+        self.imitation: dict[str, Any] | None = None
         self.history: list[dict[str, Any]] = []
         self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)
         self.exploiters: list[tuple[int, Any]] = []
@@ -130,6 +134,10 @@ class Trainer:
                     stale.unlink()  # from an earlier run here that never reached a checkpoint
             net = init_net if init_net is not None else \
                 new_net(self.config_net, c.seed).to(self.device)
+            if init_net is None and c.imitate:  # fresh weights: the heuristic's moves first
+                from machu_env.train.imitate import head_start
+
+                self.imitation = head_start(net, c, self.device, verbose)
             self.model = PPO(net, c.ppo_settings(), seed=c.seed)
             self.add_snapshot()
         (self.out / "config.json").write_text(json.dumps(asdict(c), indent=2))
@@ -241,8 +249,9 @@ class Trainer:
         self.exploiter_seconds += time.perf_counter() - t0
         if self.verbose:
             games = run.curve[-1]["rollout_games"] if run.curve else 0
-            print(f"{step:>12,} steps  exploiter trained ({c.exploiter_steps:,} steps): won "
-                  f"{run.last_win_share:.1%} of the {games} games of its last rollout", flush=True)
+            self.progress.say(f"{step:>12,} steps  exploiter trained ({c.exploiter_steps:,} "
+                              f"steps): won {run.last_win_share:.1%} of the {games} games of "
+                              "its last rollout")
 
     def _install_pool(self) -> None:
         """The snapshots, exploiters and ``frozen`` policies as one bank; exploiters and frozen
@@ -269,6 +278,8 @@ class Trainer:
         row: dict[str, Any] = {"timesteps": int(self.model.num_timesteps)}
         predict = self.model.predict
         for k, name in enumerate(EVAL_OPPONENTS):
+            if name not in c.eval_names():
+                continue
             if c.ray:  # chunks of games as Ray tasks (float32 copies of the learner)
                 from machu_env.train.exploit import evaluate_exploiter
 
@@ -282,12 +293,15 @@ class Trainer:
         if c.league:
             self._evaluate_league(row)
         row["eval_seconds"] = round(time.perf_counter() - t0, 2)
+        row["wall_seconds"] = round(time.perf_counter() - self.started, 2)  # since the start
         self.history.append(row)
         self._write_history()
         self.plot()
         if self.verbose:
-            print(f"{row['timesteps']:>12,} steps  " + "  ".join(
-                f"vs {n} {row[f'win_vs_{n}']:.1%}" for n in EVAL_OPPONENTS), flush=True)
+            self.progress.say(f"{row['timesteps']:>12,} steps  " + "  ".join(
+                f"vs {n} {row[f'win_vs_{n}']:.1%}" for n in c.eval_names())
+                + f"  ({row['wall_seconds']:.0f} s)")
+            self.progress.last_eval = f"gold {row['win_vs_gold']:.1%}"
         return row
 
     def _evaluate_league(self, row: dict[str, Any]) -> None:
@@ -296,7 +310,7 @@ class Trainer:
         from machu_env.train.league import league_table
 
         c = self.config
-        members = {name: row[f"win_vs_{name}"] for name in EVAL_OPPONENTS}
+        members = {name: row[f"win_vs_{name}"] for name in c.eval_names()}
         rivals = [(f"frozen:{k}", k, net) for k, net in enumerate(self.frozen)]
         for label, entries in (("snapshot", self.snapshots), ("exploiter", self.exploiters)):
             rivals += [(f"{label}:{step}", step, net) for step, net in entries]
@@ -352,6 +366,10 @@ class Trainer:
     def run(self) -> dict[str, Any]:
         """Train up to ``timesteps`` steps in total; returns the summary (also saved)."""
         c, m = self.config, self.model
+        self.progress = Progress(c.timesteps, int(m.num_timesteps), enabled=self.verbose)
+        warning = busy_warning(c.threads) if self.verbose else None
+        if warning:
+            self.progress.say(warning)
         if not self.history:  # the starting policy is a checkpoint too: best.safetensors
             self._checkpoint()  # exists even when training never beats it (an --init run)
         next_eval = (m.num_timesteps // c.eval_every + 1) * c.eval_every
@@ -376,6 +394,7 @@ class Trainer:
             losses = m.update()
             self.train_seconds += time.perf_counter() - t0
             self._steps_this_session = m.num_timesteps - start_steps
+            self.progress.update(int(m.num_timesteps))
             self._log({**{f"rollout/win_vs_{k}": w / n for k, (w, n) in results.items()},
                        **{f"train/{k}": v for k, v in losses.items()},
                        "time/env_steps_per_second": self._steps_this_session
@@ -391,8 +410,11 @@ class Trainer:
             if m.num_timesteps >= next_eval:
                 self._checkpoint()
                 next_eval += c.eval_every
+                if 0 < c.stop_at <= self.history[-1]["win_vs_gold"]:
+                    break  # --stop-at: strong enough
         if self.history[-1]["timesteps"] != m.num_timesteps:
             self._checkpoint()
+        self.progress.close()
         if self._writer is not None:
             self._writer.close()
         summary = self.summary()
@@ -406,31 +428,7 @@ class Trainer:
         self._log({f"eval/{k}": v for k, v in row.items() if k.startswith("win_vs")})
 
     def summary(self) -> dict[str, Any]:
-        m = self.model
-        steps = int(m.num_timesteps)
-        last = self.history[-1]
-        secs = self.train_seconds
-        return {
-            "timesteps": steps,
-            "train_seconds": round(secs, 1),
-            "steps_per_second": round(self._steps_this_session / secs, 1) if secs else None,
-            "simulator_seconds": round(m.seconds["simulator"], 1),
-            "simulator_share": round(m.seconds["simulator"] / secs, 4) if secs else None,
-            "rollout_policy_seconds": round(m.seconds["rollout_policy"], 1),
-            "update_seconds": round(m.seconds["update"], 1),
-            "exploiter_seconds": round(self.exploiter_seconds, 1),
-            "device": str(self.device),
-            "precision": self.config.precision,
-            "torch_threads": _torch_threads(),
-            "final_eval": last,
-            "best_win_vs_gold": max(r["win_vs_gold"] for r in self.history),
-        }
-
-
-def _torch_threads() -> int:
-    import torch
-
-    return torch.get_num_threads()
+        return run_summary(self)
 
 
 def train(config: TrainConfig, resume: bool = False, verbose: bool = True) -> dict[str, Any]:

@@ -76,8 +76,10 @@ def tournament(
                                  progress=progress, trust_pickle=trust_pickle, html=html,
                                  ray=ray, max_decisions=max_decisions)
     except BaseException as e:  # bad agents, Ctrl-C: no partial run is left to be analysed
-        if records and not had_records:
+        if records:  # (the folder was absent or empty before the run: so it is again)
             shutil.rmtree(folder, ignore_errors=True)
+            if had_records:
+                folder.mkdir()
         if not existed and out.is_dir() and not any(out.iterdir()):
             out.rmdir()
         if isinstance(e, (ValueError, ImportError)):

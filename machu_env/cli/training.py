@@ -29,7 +29,7 @@ def train(
     n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
     n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
     batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
-    n_epochs: int = typer.Option(4, min=1, help="PPO epochs per rollout"),
+    n_epochs: int = typer.Option(2, min=1, help="PPO epochs per rollout (4 before 2026-11-26)"),
     learning_rate: float = typer.Option(3e-4, help="Adam learning rate"),
     gamma: float = typer.Option(0.995, help="discount factor"),
     gae_lambda: float = typer.Option(0.95, help="GAE lambda"),
@@ -54,6 +54,19 @@ def train(
     max_snapshots: int = typer.Option(8, min=1, help="frozen snapshots kept in the pool"),
     eval_every: int = typer.Option(500_000, min=1, help="steps between evaluations"),
     eval_games: int = typer.Option(400, min=1, help="games per opponent per evaluation"),
+    eval_opponents: str = typer.Option("random,builder,gold", help="the heuristics evaluated at "
+                                       "every checkpoint (gold among them; gold alone is "
+                                       "fastest)"),
+    stop_at: float = typer.Option(0.0, min=0.0, max=1.0, help="end the run at the first "
+                                  "evaluation whose win share against gold reaches this (0: "
+                                  "train all --timesteps)"),
+    imitate: str = typer.Option("gold", help="a fresh policy (not --init, not --resume) first "
+                                "imitates this compiled heuristic (gold, builder, racer, "
+                                "random) on its own games: a head start (\"\": none, the "
+                                "recipe before 2026-11-26)"),
+    imitate_games: int = typer.Option(2000, min=1, max=100_000, help="--imitate: games of the "
+                                      "heuristic at every seat"),
+    imitate_epochs: int = typer.Option(4, min=1, max=100, help="--imitate: epochs over them"),
     device: str = typer.Option("auto", help="torch device: auto (a GPU if there is one), "
                                "cpu, cuda..."),
     precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast; CPUs with bfloat16 "

@@ -74,3 +74,23 @@ def test_decision_time_refuses_bad_arguments(argv, tmp_path, capsys):
         decision_time.main([*argv, "--out", str(tmp_path / "out")])
     assert e.value.code == 2 and "error:" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_time_to_strength_times_a_real_run_and_summarises_its_marks(tmp_path):
+    """One tiny ``machu train`` process (imitation of 20 gold games, 2,048 steps), stopped at
+    its first evaluation that wins 1 % against gold: its marks, split and confirmation."""
+    pytest.importorskip("torch")
+    import time_to_strength as T
+
+    flags = ("--n-envs 16 --n-steps 64 --batch-size 256 --net-arch 32 --imitate-games 20 "
+             "--threads 1")
+    r = T.run_once(flags, 1, 2, 2048, 1024, 40, tmp_path / "run", stop_at=0.01)
+    assert r["timesteps"] <= 2048 and r["steps_per_second"] > 0
+    for mark, got in r["marks"].items():
+        assert got["seconds"] <= r["wall_seconds"] and got["timesteps"] <= r["timesteps"]
+        assert any(h["win_vs_gold"] >= float(mark) for h in r["history"])
+    r["confirmed_win_vs_gold"] = T.confirm(tmp_path / "run" / "latest.safetensors", 2, 20)
+    assert 0 <= r["confirmed_win_vs_gold"] <= 1
+    s = T.summarise([r, {**r, "marks": {}}])
+    assert s["seconds_to_95"]["median"] is None  # a seed that never got there: no median
+    assert s["seconds_to_95"]["reached"].endswith("/2")

@@ -23,7 +23,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # resumed run still goes further than the run it resumes)
 SMALLER = {"--timesteps": 5000, "--games": 100, "--mcts-iterations": 1000, "--iterations": 50,
            "--eval-every": 5000, "--snapshot-every": 5000, "--checkpoint-every": 10,
-           "--eval-games": 50, "--steps": 5000}
+           "--eval-games": 50, "--steps": 5000, "--imitate-games": 40}
 NEEDS = {"integrations.md": "minari"}  # a page whose commands need an extra's module
 LEAST = {"--games": 6, "--eval-every": 1, "--eval-games": 4}  # (6: every seating of 3 agents)
 NOT_RUN = {  # a command containing this is only parsed, never run: why
@@ -53,11 +53,15 @@ COMMANDS = [c for _, _, commands in BLOCKS for c in commands]
 
 
 def _smaller(command: str) -> str:
-    """The command with every size of ``SMALLER`` divided."""
+    """The command with every size of ``SMALLER`` divided (and a fresh ``machu train`` run's
+    imitation of gold, 2,000 games by default, down to 50 games)."""
     words = shlex.split(command)
     for i, word in enumerate(words[:-1]):
         if word in SMALLER and words[i + 1].isdigit():
             words[i + 1] = str(max(LEAST.get(word, 1), int(words[i + 1]) // SMALLER[word]))
+    for i, word in enumerate(words[:-1]):
+        if word == "machu" and words[i + 1] == "train" and "--imitate-games" not in words:
+            words[i + 2:i + 2] = ["--imitate-games", "50"]
     return shlex.join(words)
 
 

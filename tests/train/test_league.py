@@ -149,7 +149,7 @@ def test_league_run_trains_exploiters_and_writes_a_ratings_table(tmp_path):
                          batch_size=256, n_epochs=1, net_arch="16,16", eval_every=1024,
                          eval_games=16, snapshot_every=1024, max_snapshots=2, league=True,
                          exploiter_every=1024, exploiter_steps=512, max_exploiters=1,
-                         device="cpu", threads=1)
+                         device="cpu", threads=1, imitate="")
     summary = train(config, verbose=False)
     assert summary["timesteps"] == 2048 and summary["exploiter_seconds"] >= 0
     exploiters = sorted(p.name for p in (out / "exploiters").iterdir())
@@ -173,7 +173,7 @@ def test_frozen_policies_stay_in_the_pool_and_the_league_table(tmp_path):
     first = tmp_path / "first"
     base = dict(players=2, seed=1, n_envs=16, n_steps=32, batch_size=256, n_epochs=1,
                 net_arch="16,16", eval_games=8, snapshot_every=1024, max_snapshots=2,
-                device="cpu", threads=1)
+                device="cpu", threads=1, imitate="")
     train(TrainConfig(timesteps=512, out=str(first), eval_every=512, **base), verbose=False)
     frozen = first / "latest.safetensors"  # a version-1 file
     out = tmp_path / "run"
@@ -213,7 +213,7 @@ def test_league_exploiters_face_the_main_agents_sampled_or_greedy_play(tmp_path,
                          n_steps=32, batch_size=256, n_epochs=1, net_arch="16,16",
                          eval_every=1024, eval_games=4, snapshot_every=1024, league=True,
                          exploiter_every=512, exploiter_steps=512, exploit_greedy=greedy,
-                         device="cpu", threads=1)
+                         device="cpu", threads=1, imitate="")
     train(config, verbose=False)
     assert seen == [[greedy]]
 

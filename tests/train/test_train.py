@@ -195,7 +195,7 @@ def tiny(out, **kw) -> TrainConfig:
     """A few thousand steps: 16 games x 64 steps per rollout, small networks."""
     options = dict(players=2, timesteps=3072, seed=0, out=str(out), n_envs=16, n_steps=64,
                    batch_size=256, n_epochs=2, net_arch="32,32", eval_every=2048,
-                   snapshot_every=1024, max_snapshots=2, eval_games=16, device="cpu")
+                   snapshot_every=1024, max_snapshots=2, eval_games=16, device="cpu", imitate="")
     options.update(kw)
     return TrainConfig(**options)
 
@@ -344,7 +344,8 @@ def test_machu_train_runs_and_reports_bad_settings(tmp_path):
     runner = CliRunner()
     args = ["train", "--timesteps", "1024", "--n-envs", "16", "--n-steps", "64",
             "--batch-size", "256", "--net-arch", "16", "--eval-every", "1024",
-            "--eval-games", "8", "--device", "cpu", "--out", str(tmp_path / "run")]
+            "--eval-games", "8", "--device", "cpu", "--imitate-games", "20",
+            "--out", str(tmp_path / "run")]
     r = runner.invoke(app, args)
     assert r.exit_code == 0, r.output[-2000:]
     assert '"timesteps": 1024' in r.output
@@ -404,7 +405,7 @@ def test_machu_train_observation_n_writes_an_agent_of_that_version(tmp_path, ini
     out = tmp_path / "run"
     train(TrainConfig(players=2, timesteps=2048, n_envs=16, n_steps=64, batch_size=256,
                       eval_every=1024, eval_games=8, init=init, observation=observation,
-                      out=str(out), threads=1), verbose=False)
+                      out=str(out), threads=1, imitate_games=20), verbose=False)
     _, config, _ = policy_file.parse((out / "latest.safetensors").read_bytes())
     assert config["obs_size"] == size
     agent = make_agent(f"policy:{out / 'latest.safetensors'}")

@@ -1,0 +1,259 @@
+"""Time to strength: how long ``machu train`` takes, from a cold start, to beat ``gold``.
+
+    python benchmarks/time_to_strength.py [--setting NAME='FLAGS' ...] [--seeds 1,2,3]
+        [--players 2] [--timesteps 4000000] [--eval-every 250000] [--eval-games 400]
+        [--final-games 1000] [--out benchmarks/results]
+
+Every setting trains from scratch (no agent file; the heuristics play in the pool) once per
+seed, as a user runs it: ``machu train --players P --seed S --eval-opponents gold
+--stop-at 0.95 ...FLAGS`` in a new process (start-up, numba's cached kernels and torch's first
+calls included), the settings interleaved seed by seed so that a drifting machine treats them
+alike. Each run evaluates against ``gold`` every ``--eval-every`` steps (``--eval-games``
+games) and stops at the first evaluation of 95 % or more; its wall-clock to 90 % and to 95 % is
+the time from the process's launch to the moment that evaluation was written (the evaluations'
+own time included; numba's kernels are compiled by an unmeasured short run first, as after a
+user's first run). The checkpoint that reached 95 % (or the last one) then plays
+``--final-games`` more games against ``gold`` (seats rotated, fixed seed): the confirmed
+figure. Per setting: the median and range over the seeds of both times, env steps/s and the
+split of the training time (simulator, the learner's rollout policy, update, evaluation).
+
+The default settings are today's ``machu train`` defaults (``defaults``) beside the recipe the
+project used before them (``previous``: fresh weights with no imitation, 128 x 128 steps,
+minibatch 4096, 4 epochs, two 256x256 MLPs, fp32, learning rate 3e-4). Writes
+``time_to_strength.json`` (``time_to_strength_<P>p.json`` for other player counts) under
+``--out``; measure on an idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+try:
+    from machu_env.benchmarks.machine import describe
+except ImportError:  # run as a script: python benchmarks/time_to_strength.py
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from machine import describe
+
+PREVIOUS = ("--imitate '' --n-envs 128 --n-steps 128 --batch-size 4096 --n-epochs 4 "
+            "--net-arch 256,256 --learning-rate 3e-4 --precision fp32 --threads 0")
+DEFAULT_SETTINGS = {"previous": PREVIOUS, "defaults": ""}
+MARKS = (0.90, 0.95)
+
+
+def _rows(history: Path) -> list[dict[str, float]]:
+    if not history.exists():
+        return []
+    try:
+        with history.open(newline="") as f:
+            return [{k: float(v) for k, v in r.items() if v not in (None, "")}
+                    for r in csv.DictReader(f)]
+    except (OSError, ValueError):  # being written: read again at the next poll
+        return []
+
+
+def run_once(flags: str, seed: int, players: int, timesteps: int, eval_every: int,
+             eval_games: int, folder: Path, stop_at: float = 0.95) -> dict:
+    """One training run in a new process; wall-clock from launch to each mark."""
+    argv = [sys.executable, "-c", "from machu_env.cli import entry_point; entry_point()",
+            "train", "--players", str(players), "--seed", str(seed), "--timesteps",
+            str(timesteps), "--eval-every", str(eval_every), "--eval-games", str(eval_games),
+            "--eval-opponents", "gold", "--stop-at", str(stop_at), "--out", str(folder),
+            *shlex.split(flags)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen, marks = 0, {}
+    while proc.poll() is None:
+        time.sleep(0.25)
+        rows = _rows(folder / "history.csv")
+        for row in rows[seen:]:
+            now = time.perf_counter() - t0
+            for mark in MARKS:
+                if mark not in marks and row.get("win_vs_gold", 0.0) >= mark:
+                    marks[mark] = {"seconds": round(now, 1), "timesteps": int(row["timesteps"])}
+        seen = max(seen, len(rows))
+    output = proc.stdout.read()
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"machu train failed ({proc.returncode}): {output[-2000:]}")
+    rows = _rows(folder / "history.csv")
+    for row in rows[seen:]:  # written in the last poll interval: the process's end bounds it
+        for mark in MARKS:
+            if mark not in marks and row.get("win_vs_gold", 0.0) >= mark:
+                marks[mark] = {"seconds": round(wall, 1), "timesteps": int(row["timesteps"])}
+    summary = json.loads((folder / "summary.json").read_text())
+    return {"seed": seed, "wall_seconds": round(wall, 1), "marks": {str(k): v for k, v in
+                                                                    marks.items()},
+            "history": [{k: row[k] for k in ("timesteps", "win_vs_gold", "wall_seconds")
+                         if k in row} for row in rows],
+            **{k: summary[k] for k in ("timesteps", "steps_per_second", "train_seconds",
+                                       "simulator_seconds", "rollout_policy_seconds",
+                                       "update_seconds", "eval_seconds", "torch_threads")}}
+
+
+def confirm(policy: Path, players: int, games: int, seed: int = 11) -> float:
+    """The win share of an agent file against ``gold`` over ``games`` games (seats rotated)."""
+    import numpy as np
+    import torch
+
+    from machu_env.agents import policy_file
+    from machu_env.agents.masking import masked_argmax
+    from machu_env.train.evaluate import game_outcomes
+
+    tensors, config, _ = policy_file.parse(policy.read_bytes(), str(policy))
+    net = policy_file.build_net(tensors, config)
+
+    def predict(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            logits = net(torch.as_tensor(obs[:, :config["obs_size"]]))[0]
+        return masked_argmax(logits, torch.as_tensor(masks)).numpy()
+
+    won, _, _ = game_outcomes(predict, "gold", games, players, seed=seed)
+    return round(float(won.mean()), 4)
+
+
+def maskable_ppo_for(seconds: float, players: int, seed: int, games: int) -> dict:
+    """The peer a user would pick: sb3-contrib's MaskablePPO on ``PoolVecEnv`` (the default
+    pool, one frozen copy of its initial policy as ``self``), ``machu train``'s network and
+    PPO settings, trained for ``seconds`` of wall-clock (its set-up included); then its win
+    share against ``gold`` over ``games`` games (argmax, seats rotated)."""
+    import copy
+
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from machu_env.envs.pool_env import PoolVecEnv
+    from machu_env.train.evaluate import game_outcomes
+    from machu_env.train.selfplay import TrainConfig
+
+    t0 = time.perf_counter()
+    c = TrainConfig(players=players)
+    env = PoolVecEnv(c.n_envs, players, seed=seed, pool=c.pool)
+    model = MaskablePPO("MlpPolicy", env, n_steps=c.n_steps, batch_size=c.batch_size,
+                        n_epochs=c.n_epochs, learning_rate=c.learning_rate, gamma=c.gamma,
+                        gae_lambda=c.gae_lambda, clip_range=c.clip_range, ent_coef=c.ent_coef,
+                        vf_coef=c.vf_coef, max_grad_norm=c.max_grad_norm, seed=seed,
+                        device="cpu", verbose=0,
+                        policy_kwargs={"net_arch": {"pi": c.layers(), "vf": c.layers()}})
+    frozen = copy.deepcopy(model.policy)
+    frozen.set_training_mode(False)
+
+    def snapshot(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            actions, _ = frozen.predict(obs, action_masks=masks, deterministic=False)
+        return np.asarray(actions, dtype=np.int32)
+
+    env.set_snapshots([snapshot])
+
+    class Deadline(BaseCallback):
+        def _on_step(self) -> bool:
+            return time.perf_counter() - t0 < seconds
+
+    model.learn(10**9, callback=Deadline())
+    trained = time.perf_counter() - t0
+
+    def predict(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        actions, _ = model.policy.predict(obs[:, :377], action_masks=masks, deterministic=True)
+        return np.asarray(actions, dtype=np.int32)
+
+    won, _, _ = game_outcomes(predict, "gold", games, players, seed=11)
+    return {"seconds": round(trained, 1), "timesteps": int(model.num_timesteps),
+            "win_vs_gold": round(float(won.mean()), 4), "games": games}
+
+
+def _stats(values: list[float | None]) -> dict:
+    got = [v for v in values if v is not None]
+    if len(got) < len(values):  # a seed that never got there: no median claimed
+        return {"median": None, "range": [min(got), max(got)] if got else None,
+                "reached": f"{len(got)}/{len(values)}"}
+    return {"median": round(statistics.median(got), 1), "range": [min(got), max(got)],
+            "reached": f"{len(got)}/{len(values)}"}
+
+
+def summarise(runs: list[dict]) -> dict:
+    out = {}
+    for mark in MARKS:
+        key = str(mark)
+        out[f"seconds_to_{round(mark * 100)}"] = _stats(
+            [r["marks"][key]["seconds"] if key in r["marks"] else None for r in runs])
+        out[f"steps_to_{round(mark * 100)}"] = _stats(
+            [r["marks"][key]["timesteps"] if key in r["marks"] else None for r in runs])
+    out["steps_per_second"] = round(statistics.median(r["steps_per_second"] for r in runs))
+    for part in ("simulator_seconds", "rollout_policy_seconds", "update_seconds",
+                 "eval_seconds", "train_seconds", "wall_seconds"):
+        out[part] = round(statistics.median(r[part] for r in runs), 1)
+    out["confirmed_win_vs_gold"] = [r["confirmed_win_vs_gold"] for r in runs]
+    return out
+
+
+def result_seconds(runs: list[dict]) -> float | None:
+    """The median seconds to 95 % of a setting's runs (None if a seed never got there)."""
+    return _stats([r["marks"].get("0.95", {}).get("seconds") for r in runs])["median"]
+
+
+def main(argv: list[str] | None = None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--setting", action="append", default=[], metavar="NAME=FLAGS",
+                   help="a setting: a name and machu train's flags (repeatable)")
+    p.add_argument("--seeds", default="1,2,3")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--timesteps", type=int, default=4_000_000)
+    p.add_argument("--eval-every", type=int, default=250_000)
+    p.add_argument("--eval-games", type=int, default=400)
+    p.add_argument("--final-games", type=int, default=1000)
+    p.add_argument("--stop-at", type=float, default=0.95)
+    p.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    p.add_argument("--peer", default="defaults", help="also train sb3-contrib's MaskablePPO "
+                   "for as long as this setting's median time to 95 %% ('' : no peer)")
+    a = p.parse_args(argv)
+    settings = dict(s.split("=", 1) for s in a.setting) if a.setting else DEFAULT_SETTINGS
+    seeds = [int(s) for s in a.seeds.split(",")]
+    runs: dict[str, list[dict]] = {name: [] for name in settings}
+    work = Path(tempfile.mkdtemp(prefix="time_to_strength_"))
+    # one short unmeasured run first: numba's kernels compiled and cached, as after a user's
+    # first run (an edited or new installation compiles once, about 20-60 s)
+    run_once("", 0, a.players, 20_000, 10_000, 10, work / "warm-up", stop_at=0.0)
+    for seed in seeds:
+        for name, flags in settings.items():
+            folder = work / f"{name}_s{seed}"
+            r = run_once(flags, seed, a.players, a.timesteps, a.eval_every, a.eval_games,
+                         folder, a.stop_at)
+            r["confirmed_win_vs_gold"] = confirm(folder / "latest.safetensors", a.players,
+                                                 a.final_games)
+            runs[name].append(r)
+            print(f"{name:>12} seed {seed}: 90 % at {r['marks'].get('0.9')}, 95 % at "
+                  f"{r['marks'].get('0.95')}, {r['steps_per_second']:,.0f} steps/s, "
+                  f"confirmed {r['confirmed_win_vs_gold']:.1%} of {a.final_games}", flush=True)
+    peer = None
+    if a.peer in runs:  # MaskablePPO for as long as that setting took to 95 % (its median)
+        budget = result_seconds(runs[a.peer])
+        peer = maskable_ppo_for(budget, a.players, seeds[0], a.final_games) if budget else None
+        print(f"MaskablePPO after {budget} s: {peer}", flush=True)
+    result = {**describe(), "command": "python benchmarks/time_to_strength.py "
+              + shlex.join(argv if argv is not None else sys.argv[1:]),
+              "players": a.players, "seeds": seeds, "eval_every": a.eval_every,
+              "eval_games": a.eval_games, "final_games": a.final_games,
+              "settings": settings,
+              "summary": {name: summarise(rs) for name, rs in runs.items()}, "runs": runs,
+              "maskable_ppo": peer}
+    a.out.mkdir(parents=True, exist_ok=True)
+    name = "time_to_strength.json" if a.players == 2 else f"time_to_strength_{a.players}p.json"
+    (a.out / name).write_text(json.dumps(result, indent=1))
+    for setting, s in result["summary"].items():
+        print(f"{setting:>12}: to 90 % {s['seconds_to_90']}, to 95 % {s['seconds_to_95']}, "
+              f"{s['steps_per_second']:,} steps/s", flush=True)
+    return result
+
+
+if __name__ == "__main__":
+    main()

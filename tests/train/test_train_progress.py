@@ -1,0 +1,110 @@
+"""What a training run shows and how it ends early: progress lines, the busy-machine word,
+``--eval-opponents`` and ``--stop-at`` (the time-to-strength benchmark's settings)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from machu_env.train import progress as P  # noqa: E402
+from machu_env.train.selfplay import TrainConfig, train  # noqa: E402
+
+
+def tiny(out, **kw) -> TrainConfig:
+    options = dict(players=2, timesteps=4096, seed=0, out=str(out), n_envs=16, n_steps=64,
+                   batch_size=256, n_epochs=1, net_arch="16", eval_every=1024,
+                   snapshot_every=1024, max_snapshots=2, eval_games=8, device="cpu",
+                   imitate="gold", imitate_games=30)
+    return TrainConfig(**{**options, **kw})
+
+
+def test_gold_alone_is_evaluated_and_stop_at_ends_the_run(tmp_path):
+    out = tmp_path / "run"
+    summary = train(tiny(out, eval_opponents="gold", stop_at=0.01, eval_games=40,
+                         learning_rate=1e-3), verbose=False)
+    with (out / "history.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert all("win_vs_random" not in r and "win_vs_builder" not in r for r in rows)
+    assert all(float(r["wall_seconds"]) >= float(r["train_seconds"]) for r in rows)
+    reached = [int(r["timesteps"]) for r in rows if float(r["win_vs_gold"]) >= 0.01]
+    if reached and reached[0] > 0:  # the first evaluation past 1 % ends it, not --timesteps
+        assert summary["timesteps"] == reached[0] < 4096
+    assert summary["wall_seconds"] >= summary["train_seconds"] + summary["eval_seconds"] * 0.5
+
+
+@pytest.mark.parametrize("bad", ["random", "gold,chess", "", 3])
+def test_eval_opponents_must_name_gold_and_known_heuristics(tmp_path, bad):
+    with pytest.raises(ValueError, match="eval_opponents must name gold"
+                       if isinstance(bad, str) else "eval_opponents must be a string"):
+        tiny(tmp_path, eval_opponents=bad).check()
+    with pytest.raises(ValueError, match=r"stop_at must be a number in \[0, 1\]"):
+        tiny(tmp_path, stop_at=1.5).check()
+
+
+def test_progress_prints_plain_lines_where_there_is_no_terminal(capsys):
+    progress = P.Progress(1000, enabled=True, stream=io.StringIO(), every=0.0)
+    assert progress.bar is None
+    progress.last_eval = "gold 42.0%"
+    progress.update(500)
+    progress.say("an evaluation")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:4] == ["500", "/", "1,000", "steps"]
+    assert "s left  last eval: gold 42.0%" in out[0] and out[1] == "an evaluation"
+    P.Progress(1000, enabled=False).update(10)
+    assert capsys.readouterr().out == ""
+
+
+def test_a_busy_machine_is_named(monkeypatch):
+    monkeypatch.setattr(P, "machine_load", lambda: (1.9, 2))
+    assert "the machine is busy (load 1.9 on 2 CPUs)" in P.busy_warning(0)
+    assert P.busy_warning(1) is None  # one thread asked for already
+    monkeypatch.setattr(P, "machine_load", lambda: (0.2, 2))
+    assert P.busy_warning(0) is None
+
+
+def test_imitation_moves_a_fresh_policy_toward_its_teacher():
+    """``--imitate gold``: after fitting, the policy agrees with gold's decisions on games it
+    did not see far more often than a fresh network does."""
+    import torch
+
+    from machu_env.agents.masking import masked_argmax
+    from machu_env.agents.policy_file import net_config, new_net
+    from machu_env.train.imitate import imitate, teacher_data
+
+    net = new_net(net_config([64]), 0)
+    obs, masks, actions, results = teacher_data("gold", 2, 30, seed=99, obs_size=377)
+    assert len(obs) == len(masks) == len(actions) == len(results) > 1000
+    assert masks[np.arange(len(actions)), actions].all() and set(np.unique(results)) <= {-1, 1}
+
+    def agreement() -> float:
+        with torch.no_grad():
+            chosen = masked_argmax(net(torch.from_numpy(obs))[0], torch.from_numpy(masks))
+        return float((chosen.numpy() == actions).mean())
+
+    before = agreement()
+    info = imitate(net, "gold", 2, 60, epochs=3, seed=1, batch_size=512)
+    assert info["decisions"] > 2000 and info["agreement"] > before
+    assert agreement() > before + 0.15
+
+
+def test_imitate_is_checked(tmp_path):
+    with pytest.raises(ValueError, match="imitate must be empty or a compiled heuristic"):
+        tiny(tmp_path, imitate="ppo-2p").check()
+    with pytest.raises(ValueError, match="imitate_games must be"):
+        tiny(tmp_path, imitate="gold", imitate_games=0).check()
+
+
+def test_a_run_from_init_does_not_imitate(tmp_path):
+    """``--imitate`` is a head start for fresh weights: ``--init`` starts from its policy."""
+    from machu_env.train.selfplay import Trainer
+
+    t = Trainer(tiny(tmp_path / "r", net_arch="256,256", init="ppo-2p", imitate="gold"),
+                verbose=False)
+    assert t.imitation is None
+    t = Trainer(tiny(tmp_path / "f"), verbose=False)
+    assert t.imitation["teacher"] == "gold" and t.imitation["games"] == 30

@@ -1,0 +1,110 @@
+"""A head start for training from scratch: the policy imitates a compiled heuristic first.
+
+``machu train --imitate gold`` plays ``--imitate-games`` games of the teacher at every seat on
+the batch engine (``dataset.play_recorded``: the decider's observation, legal mask and the
+teacher's action at every decision, at engine speed), then fits the fresh network to them for
+``--imitate-epochs`` epochs: the masked cross-entropy of the teacher's action for the policy,
+the game's result from the decider's seat (+1 won, -1 otherwise) for the value. PPO then starts
+from a policy that plays about as well as its teacher instead of spending its first million
+steps learning what a legal, sensible move is. Only the heuristics' games are used: no trained
+agent is involved.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from machu_env.core.reward_modes import terminal_rewards
+from machu_env.envs import opponents as O
+
+TEACHERS = tuple(O.COMPILED_NAMES)
+MAX_GAMES = 100_000
+
+
+def teacher_data(teacher: str, players: int, games: int, seed: int, obs_size: int):
+    """(observations, masks, actions, results) of every decision of ``games`` games of
+    ``teacher`` at every seat: float32, bool, int64, float32 (the decider's final reward)."""
+    from machu_env.train.dataset import play_recorded
+
+    obs, masks, actions, results = [], [], [], []
+    for chunk in play_recorded([teacher], players, games, seed=seed):
+        rows, acts, who = [], [], []
+        for i, game in enumerate(chunk.games):
+            n = int(chunk.lengths[i])
+            rows.append(chunk.rows[i, :n])
+            acts.append(chunk.actions[i, :n])
+            reward = terminal_rewards(game.scores(), "win") if game.is_over else \
+                [0.0] * players
+            who.append(np.asarray(reward, np.float32)[chunk.seats[i, :n].astype(np.int64)])
+        rows_ = np.concatenate(rows)
+        obs.append(chunk.obs[rows_, :obs_size])
+        masks.append(chunk.masks[rows_].astype(bool))
+        actions.append(np.concatenate(acts).astype(np.int64))
+        results.append(np.concatenate(who))
+    return (np.concatenate(obs), np.concatenate(masks), np.concatenate(actions),
+            np.concatenate(results))
+
+
+def imitate(net, teacher: str, players: int, games: int, epochs: int, seed: int = 0,
+            batch_size: int = 4096, learning_rate: float = 1e-3, device: Any = "cpu",
+            autocast: Any = None) -> dict[str, Any]:
+    """Fit ``net`` (a ``PolicyNet``, in place) to ``teacher``'s decisions; returns what it did
+    (decisions, the last epoch's policy loss and agreement with the teacher, seconds)."""
+    import contextlib
+
+    import torch
+
+    from machu_env.train.ppo import masked_logits
+
+    if teacher not in TEACHERS:
+        raise ValueError(f"imitate must be one of {', '.join(TEACHERS)} (a compiled "
+                         f"heuristic) or empty, got {teacher!r}")
+    t0 = time.perf_counter()
+    obs, masks, actions, results = teacher_data(teacher, players, games, seed,
+                                                int(net.config["obs_size"]))
+    played = time.perf_counter() - t0
+    obs_t, masks_t = torch.from_numpy(obs), torch.from_numpy(masks)
+    actions_t, results_t = torch.from_numpy(actions), torch.from_numpy(results)
+    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate, eps=1e-5)
+    generator = torch.Generator().manual_seed(seed)
+    n = len(actions)
+    loss_sum = agree = 0.0
+    for _ in range(epochs):
+        order = torch.randperm(n, generator=generator)
+        loss_sum = agree = 0.0
+        for start in range(0, n, batch_size):
+            idx = order[start:start + batch_size]
+            x = obs_t[idx].to(device)
+            with autocast() if autocast is not None else contextlib.nullcontext():
+                logits, values = net(x)
+            logits = masked_logits(logits.float(), masks_t[idx].to(device))
+            target = actions_t[idx].to(device)
+            policy_loss = torch.nn.functional.cross_entropy(logits, target)
+            value_loss = torch.nn.functional.mse_loss(values.float()[:, 0],
+                                                      results_t[idx].to(device))
+            loss = policy_loss + 0.5 * value_loss
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            optimizer.step()
+            loss_sum += float(policy_loss.detach()) * len(idx)
+            agree += float((logits.argmax(1) == target).float().sum())
+    return {"teacher": teacher, "games": games, "decisions": n, "epochs": epochs,
+            "policy_loss": round(loss_sum / n, 4), "agreement": round(agree / n, 4),
+            "play_seconds": round(played, 2),
+            "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def head_start(net, config, device: Any, verbose: bool) -> dict[str, Any]:
+    """``imitate`` with a run's settings (``TrainConfig``: ``imitate``, ``imitate_games``,
+    ``imitate_epochs``, ``players``, ``seed``), saying what it did."""
+    info = imitate(net, config.imitate, config.players, config.imitate_games,
+                   config.imitate_epochs, seed=config.seed, device=device)
+    if verbose:
+        print(f"imitated {config.imitate}: {info['decisions']:,} decisions of "
+              f"{config.imitate_games:,} games, agreement {info['agreement']:.1%} "
+              f"({info['seconds']:.0f} s)", flush=True)
+    return info

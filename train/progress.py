@@ -1,0 +1,104 @@
+"""What a training run shows while it trains: a progress bar in a terminal (steps, env steps/s,
+time left, the last evaluation), plain periodic lines elsewhere (a log file, CI), and a word
+when the machine is already busy (two torch threads on a loaded 2-core machine can run several
+times slower than one)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import TextIO
+
+
+def machine_load() -> tuple[float, int] | None:
+    """(1-minute load average, CPUs), where the system tells."""
+    try:
+        return os.getloadavg()[0], os.cpu_count() or 1
+    except (OSError, AttributeError):
+        return None
+
+
+def busy_warning(threads: int) -> str | None:
+    """A line for a run starting on a machine whose CPUs are already taken, else None."""
+    load = machine_load()
+    if load is None or threads == 1:
+        return None
+    avg, cpus = load
+    if avg < max(1.0, cpus - 0.5):
+        return None
+    return (f"the machine is busy (load {avg:.1f} on {cpus} CPUs): this run will be slower; "
+            "with other work running, --threads 1 is often faster")
+
+
+class Progress:
+    """The run's progress: ``update`` after every PPO update, ``say`` for a line (an
+    evaluation), ``close`` at the end. A bar on ``stream`` (stderr) where it is a terminal,
+    else a line on stdout every ``every`` seconds."""
+
+    def __init__(self, total: int, done: int = 0, enabled: bool = True,
+                 stream: TextIO | None = None, every: float = 30.0) -> None:
+        self.total, self.enabled, self.every = total, enabled, every
+        self.stream = stream or sys.stderr
+        self.start_steps, self.last_eval = done, "-"
+        self.t0 = self.last_line = time.perf_counter()
+        self.bar = None
+        if enabled and self.stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=done, unit="step", unit_scale=True,
+                            desc="machu train", file=self.stream, dynamic_ncols=True)
+
+    def update(self, steps: int) -> None:
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        rate = (steps - self.start_steps) / max(now - self.t0, 1e-9)
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"last eval: {self.last_eval}", refresh=False)
+            self.bar.update(steps - self.bar.n)
+        elif now - self.last_line >= self.every:
+            left = (self.total - steps) / rate if rate > 0 else float("inf")
+            print(f"{steps:>12,} / {self.total:,} steps  {rate:,.0f} steps/s  about "
+                  f"{left:.0f} s left  last eval: {self.last_eval}", flush=True)
+            self.last_line = now
+
+    def say(self, text: str) -> None:
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.write(text, file=self.stream)
+        else:
+            print(text, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def run_summary(trainer) -> dict:
+    """A run's ``summary.json``: its steps, throughput, where the time went (simulator, the
+    learner's rollout policy, updates, exploiters, evaluations) and its evaluations."""
+    import torch
+
+    m, history = trainer.model, trainer.history
+    secs = trainer.train_seconds
+    return {
+        "timesteps": int(m.num_timesteps),
+        "train_seconds": round(secs, 1),
+        "steps_per_second": round(trainer._steps_this_session / secs, 1) if secs else None,
+        "simulator_seconds": round(m.seconds["simulator"], 1),
+        "simulator_share": round(m.seconds["simulator"] / secs, 4) if secs else None,
+        "rollout_policy_seconds": round(m.seconds["rollout_policy"], 1),
+        "update_seconds": round(m.seconds["update"], 1),
+        "exploiter_seconds": round(trainer.exploiter_seconds, 1),
+        "eval_seconds": round(sum(r.get("eval_seconds", 0.0) for r in history), 1),
+        "wall_seconds": round(time.perf_counter() - trainer.started, 1),
+        "device": str(trainer.device),
+        "precision": trainer.config.precision,
+        "torch_threads": torch.get_num_threads(),
+        "final_eval": history[-1],
+        "best_win_vs_gold": max(r["win_vs_gold"] for r in history),
+        "imitation": trainer.imitation,
+    }
