@@ -76,7 +76,7 @@ def tournament(
                                  progress=progress, trust_pickle=trust_pickle, html=html,
                                  ray=ray, max_decisions=max_decisions)
     except BaseException as e:  # bad agents, Ctrl-C: no partial run is left to be analysed
-        if records:  # (the folder was absent or empty before the run: so it is again)
+        if records and folder.is_dir():  # (absent or empty before the run: so it is again)
             shutil.rmtree(folder, ignore_errors=True)
             if had_records:
                 folder.mkdir()
