@@ -39,9 +39,11 @@ from pathlib import Path
 
 try:
     from machu_env.benchmarks.machine import describe
+    from machu_env.benchmarks.train_speed import maskable_setup
 except ImportError:  # run as a script: python benchmarks/time_to_strength.py
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from machine import describe
+    from train_speed import maskable_setup
 
 PREVIOUS = ("--imitate '' --n-envs 128 --n-steps 128 --batch-size 4096 --n-epochs 4 "
             "--net-arch 256,256 --learning-rate 3e-4 --precision fp32 --threads 0")
@@ -125,35 +127,13 @@ def maskable_ppo_for(seconds: float, players: int, seed: int, games: int) -> dic
     pool, one frozen copy of its initial policy as ``self``), ``machu train``'s network and
     PPO settings, trained for ``seconds`` of wall-clock (its set-up included); then its win
     share against ``gold`` over ``games`` games (argmax, seats rotated)."""
-    import copy
-
     import numpy as np
-    import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from machu_env.envs.pool_env import PoolVecEnv
     from machu_env.train.evaluate import game_outcomes
-    from machu_env.train.selfplay import TrainConfig
 
     t0 = time.perf_counter()
-    c = TrainConfig(players=players)
-    env = PoolVecEnv(c.n_envs, players, seed=seed, pool=c.pool)
-    model = MaskablePPO("MlpPolicy", env, n_steps=c.n_steps, batch_size=c.batch_size,
-                        n_epochs=c.n_epochs, learning_rate=c.learning_rate, gamma=c.gamma,
-                        gae_lambda=c.gae_lambda, clip_range=c.clip_range, ent_coef=c.ent_coef,
-                        vf_coef=c.vf_coef, max_grad_norm=c.max_grad_norm, seed=seed,
-                        device="cpu", verbose=0,
-                        policy_kwargs={"net_arch": {"pi": c.layers(), "vf": c.layers()}})
-    frozen = copy.deepcopy(model.policy)
-    frozen.set_training_mode(False)
-
-    def snapshot(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            actions, _ = frozen.predict(obs, action_masks=masks, deterministic=False)
-        return np.asarray(actions, dtype=np.int32)
-
-    env.set_snapshots([snapshot])
+    model, _ = maskable_setup(players, seed)
 
     class Deadline(BaseCallback):
         def _on_step(self) -> bool:

@@ -49,9 +49,10 @@ except ImportError:  # run as a script: python benchmarks/train_speed.py
 NEVER = 10**12  # no evaluation or snapshot during a measured run
 
 
-def maskable_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
-    """MaskablePPO on ``PoolVecEnv``: env steps per second of ``learn`` (wall time).
-    ``settings`` override ``TrainConfig``'s (tests use small rollouts)."""
+def maskable_setup(players: int, seed: int = 0, **settings):
+    """(MaskablePPO, its config): sb3-contrib's MaskablePPO on ``PoolVecEnv`` with ``machu
+    train``'s network and PPO settings (``settings`` override ``TrainConfig``'s), one frozen
+    copy of its initial policy playing ``self``."""
     import numpy as np
     import torch
     from sb3_contrib import MaskablePPO
@@ -74,6 +75,13 @@ def maskable_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
         return np.asarray(actions, dtype=np.int32)
 
     env.set_snapshots([snapshot])
+    return model, c
+
+
+def maskable_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
+    """MaskablePPO on ``PoolVecEnv``: env steps per second of ``learn`` (wall time).
+    ``settings`` override ``TrainConfig``'s (tests use small rollouts)."""
+    model, c = maskable_setup(players, seed, **settings)
     rollout = c.n_envs * c.n_steps
     model.learn(rollout)  # warm-up
     t = time.perf_counter()
