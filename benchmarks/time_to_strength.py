@@ -2,7 +2,7 @@
 
     python benchmarks/time_to_strength.py [--setting NAME='FLAGS' ...] [--seeds 1,2,3]
         [--players 2] [--timesteps 4000000] [--eval-every 250000] [--eval-games 400]
-        [--final-games 1000] [--out benchmarks/results]
+        [--final-games 1000] [--out benchmarks/results] [--name FILE.json] [--peer SETTING]
 
 Every setting trains from scratch (no agent file; the heuristics play in the pool) once per
 seed, as a user runs it: ``machu train --players P --seed S --eval-opponents gold
@@ -193,6 +193,8 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--final-games", type=int, default=1000)
     p.add_argument("--stop-at", type=float, default=0.95)
     p.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    p.add_argument("--name", default="", help="the result file's name (default "
+                   "time_to_strength.json, time_to_strength_<P>p.json for P players)")
     p.add_argument("--peer", default="defaults", help="also train sb3-contrib's MaskablePPO "
                    "for as long as this setting's median time to 95 %% ('' : no peer)")
     a = p.parse_args(argv)
@@ -227,7 +229,8 @@ def main(argv: list[str] | None = None) -> dict:
               "summary": {name: summarise(rs) for name, rs in runs.items()}, "runs": runs,
               "maskable_ppo": peer}
     a.out.mkdir(parents=True, exist_ok=True)
-    name = "time_to_strength.json" if a.players == 2 else f"time_to_strength_{a.players}p.json"
+    name = a.name or ("time_to_strength.json" if a.players == 2
+                      else f"time_to_strength_{a.players}p.json")
     (a.out / name).write_text(json.dumps(result, indent=1))
     for setting, s in result["summary"].items():
         print(f"{setting:>12}: to 90 % {s['seconds_to_90']}, to 95 % {s['seconds_to_95']}, "

@@ -78,6 +78,8 @@ class PPOSettings:
     magnet_coef: float = 0.0
     magnet_every: int = 0  # updates between magnet resets; 0: the uniform magnet
     cut_as_loss: bool = False  # a game cut at the limit: reward -1 (a loss), not bootstrapped
+    learning_rate_final: float = -1.0  # -1: learning_rate throughout; else decayed linearly
+    torch_compile: bool = False  # the update's forward and backward through torch.compile
 
     def check(self) -> None:
         """Clear errors for impossible settings, naming the setting and what is allowed."""
@@ -108,6 +110,11 @@ class PPOSettings:
         if not (self.ent_coef_final == -1 or 0 <= self.ent_coef_final <= 10):
             raise ValueError(f"ent_coef_final must be -1 (no schedule) or in [0, 10], got "
                              f"{self.ent_coef_final}")
+        if not (self.learning_rate_final == -1 or 0 <= self.learning_rate_final <= 1):
+            raise ValueError(f"learning_rate_final must be -1 (no schedule) or in [0, 1], got "
+                             f"{self.learning_rate_final}")
+        if not isinstance(self.torch_compile, bool):
+            raise ValueError(f"torch_compile must be true or false, got {self.torch_compile!r}")
         for name in ("gamma", "gae_lambda"):
             if not 0 < getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in (0, 1], got {getattr(self, name)}")
@@ -186,6 +193,8 @@ class PPO:
             raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 "
                              "BF16 or AMX); this one has none: use fp32")
         self.net = net
+        # torch.compile (inductor: a C++ compiler on the CPU) for the update's passes only
+        self.update_net = torch.compile(net) if settings.torch_compile else net
         self.device = next(net.parameters()).device  # the buffers stay on the CPU
         self.s = settings
         self.optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, eps=1e-5)
@@ -273,6 +282,14 @@ class PPO:
             return s.ent_coef
         return s.ent_coef + (s.ent_coef_final - s.ent_coef) * min(max(self.progress, 0.0), 1.0)
 
+    def learning_rate_now(self) -> float:
+        """The learning rate at ``progress`` (the linear schedule, or ``learning_rate``)."""
+        s = self.s
+        if s.learning_rate_final < 0:
+            return s.learning_rate
+        share = min(max(self.progress, 0.0), 1.0)
+        return s.learning_rate + (s.learning_rate_final - s.learning_rate) * share
+
     def _reset_magnet(self) -> None:
         import copy
 
@@ -301,6 +318,8 @@ class PPO:
         t0 = time.perf_counter()
         self._reset_magnet()
         ent_coef = self.ent_coef_now()
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.learning_rate_now()
         B, s = self.buffer, self.s
         adv, returns = self.advantages()
         T, N = s.n_steps, s.n_envs
@@ -318,7 +337,7 @@ class PPO:
             for start in range(0, T * N, s.batch_size):
                 idx = order[start : start + s.batch_size]
                 with self._autocast():
-                    logits, values = self.net(obs[idx])
+                    logits, values = self.update_net(obs[idx])
                 logits = masked_logits(logits.float(), masks[idx])
                 logp_all = torch.log_softmax(logits, dim=1)
                 logp = logp_all.gather(1, actions[idx, None])[:, 0]

@@ -31,6 +31,8 @@ def train(
     batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
     n_epochs: int = typer.Option(2, min=1, help="PPO epochs per rollout (4 before 2026-11-26)"),
     learning_rate: float = typer.Option(3e-4, help="Adam learning rate"),
+    learning_rate_final: float = typer.Option(-1.0, help="decay the learning rate linearly "
+                                              "to this over the run (-1: no schedule)"),
     gamma: float = typer.Option(0.995, help="discount factor"),
     gae_lambda: float = typer.Option(0.95, help="GAE lambda"),
     clip_range: float = typer.Option(0.2, help="PPO clip range"),
@@ -73,6 +75,8 @@ def train(
                                   "arithmetic)"),
     threads: int = typer.Option(0, min=0, max=256, help="torch and numba threads (0: their "
                                 "defaults)"),
+    torch_compile: bool = typer.Option(False, help="run the PPO update through torch.compile "
+                                       "(needs a C++ compiler; compiling takes a while)"),
     league: bool = typer.Option(False, help="league training: exploiters of the main agent "
                                 "join the pool (train/selfplay.py)"),
     exploiter_every: int = typer.Option(2_000_000, min=1, help="league: main steps between "
