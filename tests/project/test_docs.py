@@ -79,3 +79,17 @@ def test_every_object_of_the_api_reference_has_docstrings(name):
     missing = [f"{name}.{member}".rstrip(".") for member, obj in _needs_docs(_resolve(name))
                if not (inspect.getdoc(obj) or "").strip()]
     assert not missing, f"missing docstrings: {missing}"
+
+
+ISSUE_NUMBER = re.compile(r"(?i)\bissues? #\d+|(?<![\w/&\]])#\d{1,4}\b")
+
+
+def test_no_page_cites_an_issue_number():
+    """Pages speak to users: a research round is named by what it did and when, not by the
+    project's issue numbers (the CHANGELOG may keep them)."""
+    assert ISSUE_NUMBER.search("as issue #36 asked") and ISSUE_NUMBER.search("(#26)")
+    assert not ISSUE_NUMBER.search("`RULES.md#R2.8`, colour #0072b2, &#8230;")
+    found = [f"{p.name}:{n}: {m.group(0)}" for p in [ROOT / "README.md", *PAGES]
+             for n, line in enumerate(p.read_text().splitlines(), 1)
+             for m in ISSUE_NUMBER.finditer(line)]
+    assert not found, found
