@@ -50,7 +50,6 @@ from machu_env.rules.data import (
     START_DAY,
     TRAIL_LENGTH,
 )
-from machu_env.views.render import moon_text
 
 if TYPE_CHECKING:  # a game: anything with Game's view(player), scores() and learning_game
     from typing import Protocol
@@ -96,6 +95,17 @@ MAP_X, MAP_Y, CELL_W, CELL_H, BOX_W, BOX_H = 14, 52, 124, 112, 112, 98
 TRAIL_Y = MAP_Y + 4 * CELL_H + 10
 PANELS_Y = TRAIL_Y + 86
 PANEL_H = 62
+
+
+def moon_text(pv: dict) -> str:
+    """A player's moon tiles in words: the tile being redeemed is named even when R7.1 has
+    already put it back on the board ("cloth (redeeming)"); "-" for none."""
+    tiles = list(pv["moon_tiles"])
+    if pv.get("redeeming") and pv["redeeming"] not in tiles:
+        tiles.append(f"{pv['redeeming']} (redeeming)")
+    elif pv.get("redeeming"):
+        tiles[tiles.index(pv["redeeming"])] += " (redeeming)"
+    return ", ".join(tiles) or "-"
 
 
 def board_size(num_players: int) -> tuple[int, int]:

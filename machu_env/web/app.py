@@ -97,9 +97,11 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
+    shipped = catalog.shipped()
+
     async def agents(request: Request) -> Response:
         return JSONResponse({"agents": catalog.names(), "also": catalog.wrapped(),
-                             "policies": catalog.policies})
+                             "policies": catalog.policies, "catalogue": shipped})
 
     async def create(request: Request) -> Response:
         body = await bodies.read(request, limits.record_bytes)  # (a branch holds a record)

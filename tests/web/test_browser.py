@@ -78,7 +78,7 @@ def test_play_a_few_moves_by_clicking(server, browser):
     from selenium.webdriver.common.by import By
 
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser)
     browser.find_element(By.ID, "seed").send_keys("3")
     browser.find_element(By.ID, "start").click()
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
@@ -139,7 +139,7 @@ def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, t
     path = tmp_path / "game.json"
     path.write_text(json.dumps(game_record(game, ["gold", "random"])))
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser)
     browser.find_element(By.ID, "record-file").send_keys(str(path))
     _wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
     first = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
@@ -200,7 +200,7 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
 
     browser.set_window_size(390, 844)
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser)
     browser.find_element(By.ID, "start").click()
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     width = browser.execute_script("return document.documentElement.scrollWidth")
@@ -285,7 +285,7 @@ def test_focus_stays_on_the_moves_after_a_move(server, browser):
     from selenium.webdriver.common.keys import Keys
 
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser)
     browser.find_element(By.ID, "seed").send_keys("5")
     browser.find_element(By.ID, "start").click()
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
@@ -307,11 +307,25 @@ def _smallest_board_text(browser) -> float:
         return Math.min(...sizes) * scale;""")
 
 
-def _start(browser, server, seed="7", **fields):
+def _ready(browser, opponent="random"):
+    """Wait for the agent list, then set every opponent to ``opponent`` (``random``: the
+    games these tests play are quick)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
+        Select(select).select_by_value(opponent)
+
+
+def _start(browser, server, seed="7", opponent="random", **fields):
+    """A new game from the form: the selects of ``fields`` by id, every opponent ``opponent``."""
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser, opponent)
     for name, value in fields.items():
         Select(browser.find_element(By.ID, name)).select_by_value(value)
+    for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
+        Select(select).select_by_value(opponent)
     browser.find_element(By.ID, "seed").send_keys(seed)
     browser.find_element(By.ID, "start").click()
 
@@ -346,7 +360,7 @@ def test_click_the_board_reload_and_resume(server, browser):
 
 def test_watch_mode_finishes_a_game_and_the_end_shows_every_card(server, browser):
     browser.get(server)  # the start page: no empty history before a game (issue #37, item 9)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser)
     assert not browser.find_element(By.ID, "history").is_displayed()
     assert "strongest" in browser.find_element(By.ID, "setup").text  # which agents are strong
     _start(browser, server, players="3", seat="watch")
@@ -390,7 +404,7 @@ def test_hints_follow_the_player_count_survive_a_reload_and_play_on_a_click(serv
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
     assert Select(browser.find_element(By.ID, "hint-agent")).first_selected_option \
-        .get_attribute("value") == "ppo-3p"
+        .get_attribute("value") == "best-3p"
     browser.find_element(By.ID, "hint-on").click()
     row = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))[0]
     box, panel = browser.find_element(By.ID, "hint-box"), browser.find_element(By.ID, "hint")
@@ -481,4 +495,34 @@ def test_the_night_redemption_names_the_tile_on_the_board(server, browser):
     board = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
     assert f"{tile} (redeeming)" in board
     assert "Redeem the moon tile" in browser.find_element(By.ID, "actions").text
+    assert _errors(browser) == []
+
+
+def test_opponents_are_picked_from_the_catalogue_with_ratings_and_remembered(server, browser):
+    """No typing: each opponent is a list of the catalogue's agents with their ratings, the
+    recommended agent of the player count first and chosen by default; a choice survives a
+    reload (``machu agents`` is the same catalogue)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from machu_env.agents.catalogue import catalogue
+
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    Select(browser.find_element(By.ID, "players")).select_by_value("3")
+    selects = browser.find_elements(By.CSS_SELECTOR, "select.opponent")
+    assert len(selects) == 2 and not browser.find_elements(By.CSS_SELECTOR, "input.opponent")
+    options = [(o.get_attribute("value"), o.text) for o in Select(selects[0]).options]
+    assert options[0][0] == "best-3p"
+    assert Select(selects[0]).first_selected_option.get_attribute("value") == "best-3p"
+    rated = {r["name"]: r["rating"]["value"] for r in catalogue(3) if r["rating"]}
+    for name, value in rated.items():  # every 3-player agent's rating is on its line
+        assert any(name in text and f"{value:.1f}" in text for _, text in options), name
+    Select(selects[1]).select_by_value("builder")
+    browser.refresh()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    Select(browser.find_element(By.ID, "players")).select_by_value("3")
+    kept = browser.find_elements(By.CSS_SELECTOR, "select.opponent")
+    assert [Select(s).first_selected_option.get_attribute("value") for s in kept] \
+        == ["best-3p", "builder"]
     assert _errors(browser) == []

@@ -49,6 +49,24 @@ def test_the_page_and_the_agent_list_are_served(client):
     assert {"random", "builder", "gold", "mcts"} <= set(names)
 
 
+def test_the_agent_list_carries_the_catalogue_and_the_aliases_play(client):
+    """The opponent list reads the catalogue of ``machu agents``: names, aliases, ratings."""
+    from machu_env.agents.catalogue import catalogue
+
+    data = client.get("/api/agents").json()
+    shipped = {r["name"]: r for r in data["catalogue"]}
+    assert set(shipped) == {r["name"] for r in catalogue()}
+    assert {"best-2p", "best-3p", "best-4p", "best-5p"} <= set(data["agents"]) \
+        & set(data["policies"])
+    assert shipped[catalogue(2)[0]["name"]]["alias"] == "best-2p"
+    assert all(set(r) == {"name", "alias", "players", "recommended", "rating", "vs_gold",
+                          "summary"} for r in data["catalogue"])  # no paths, no commands
+    state = _new(client, num_players=2, seat=0, opponents=["best-2p"])
+    assert state["agents"] == ["you", "best-2p"]
+    hint = client.get(f"/api/games/{state['id']}/hint", params={"agent": "best-2p"})
+    assert hint.status_code == 200 and hint.json()["agent"] == "best-2p"
+
+
 def test_a_whole_game_against_random_agents(client):
     state = _new(client, num_players=3, seat=1, opponents=["random", "gold"])
     assert state["agents"] == ["random", "you", "gold"]
