@@ -204,6 +204,18 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
             return published(session, game_id)
         return JSONResponse(await off_loop(lambda: exclusive(session, step)))
 
+    async def take_back(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        session = games.get(game_id)
+        body = await bodies.read(request, limits.body_bytes)
+        if body != {}:
+            raise BadRequest("the body must be {} (take back your latest decision of this turn)")
+
+        def undo():
+            session.take_back()
+            return published(session, game_id)
+        return JSONResponse(await off_loop(lambda: exclusive(session, undo)))
+
     async def hint(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         session = games.get(game_id)
@@ -264,6 +276,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         Route("/api/games/{game_id}/play", handled(play), methods=["POST"]),
         Route("/api/games/{game_id}/advance", handled(advance), methods=["POST"]),
         Route("/api/games/{game_id}/save", handled(save), methods=["POST"]),
+        Route("/api/games/{game_id}/take-back", handled(take_back), methods=["POST"]),
         Route("/api/games/{game_id}/hint", handled(hint)),
         Route("/api/games/{game_id}/record", handled(record)),
         Route("/api/replay", handled(replay), methods=["POST"]),

@@ -8,6 +8,7 @@ import gzip
 import json
 import threading
 import time
+from html import escape
 
 import pytest
 
@@ -424,7 +425,7 @@ def test_your_move_first_then_the_agents_and_the_days_in_the_history(client):
     days = [h["day"] for h in after["history"]]
     assert days == sorted(days)
     theirs = [h for h in after["history"] if h["agent"] != "you"][-1]
-    assert f"last: player {theirs['player']}: {theirs['action']}" in after["svg"]  # outlined
+    assert escape(f"last: player {theirs['player']} {theirs['says']}") in after["svg"]
     for body, message in (({"action": 0, "advance": "no"}, "true or false"),
                           ({"action": 0, "x": 1}, "optionally")):
         r = client.post(f"/api/games/{state['id']}/play", json=body)
