@@ -87,3 +87,19 @@ def figure(measure: dict[str, Any] | None) -> str:
     text = f"{value * 100:.1f} %" if measure.get("unit", "share") == "share" else f"{value:.1f}"
     games = f"{measure['games']:,} games, " if measure.get("games") else ""
     return f"{text} ({games}{measure['date']})"
+
+
+def markdown() -> str:
+    """The catalogue as the markdown table of docs/agents.md (its test keeps them equal)."""
+    lines = ["| agent | players | observation | play | against `gold` | against the agent it "
+             "replaced | probe (lower is better) | rating |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in catalogue():
+        name = f"`{r['alias']}` = `{r['name']}`" if r["alias"] else f"`{r['name']}`"
+        replaced = (f"{figure(r['vs_replaced'])} vs {r['vs_replaced']['against']}"
+                    if r["vs_replaced"] else "—")
+        rating = r["rating"]
+        lines.append(f"| {name} | {r['players']} | v{r['observation']} | {r['play']} | "
+                     f"{figure(r['vs_gold'])} | {replaced} | {figure(r['probe'])} | "
+                     + (f"{rating['value']:.1f} ({rating['date']})" if rating else "—") + " |")
+    return "\n".join(lines)

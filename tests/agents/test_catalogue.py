@@ -88,3 +88,11 @@ def test_machu_agents_refuses_a_bad_player_count_in_one_line(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "2-5" in err[0] and "Traceback" not in err[0]
     assert main(["agents", "--players", "7"]) == 2
+
+
+def test_the_docs_table_is_the_catalogue():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
+    shown = page.split("<!-- catalogue -->\n", 1)[1].split("\n<!-- /catalogue -->", 1)[0]
+    assert shown == catalogue.markdown(), "run: python train/sweeps/catalogue_figures.py"

@@ -715,3 +715,28 @@ def test_the_end_table_breaks_no_word(server, browser):
     assert set(lines) == {1}, lines  # "condor 5", "potter 6": never split over two lines
     width = browser.execute_script("return document.documentElement.scrollWidth")
     assert width <= browser.execute_script("return innerWidth")
+
+
+def test_every_target_on_a_phone_is_at_least_44_pixels(server, browser):
+    """At 390x844 every control a finger uses is at least 44x44 px (a checkbox's label, which
+    toggles it, counts as its target): the new-game form, the moves, the hints, the replay."""
+    browser.set_window_size(390, 844)
+    _start(browser, server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    browser.find_element(By.ID, "hint-on").click()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
+    browser.find_element(By.ID, "setup-box").click()  # (the summary: open the form again)
+    small = browser.execute_script("""
+      const out = [];
+      const seen = (e) => e.offsetParent !== null || e.tagName === "SUMMARY";
+      const targets = [...document.querySelectorAll(
+        "button, select, input, summary, a, #hint tr.hint-row")].filter(seen);
+      for (const e of targets) {
+        const t = e.type === "checkbox" ? e.closest("label") || e : e;
+        const r = t.getBoundingClientRect();
+        if (r.width < 44 || r.height < 44)
+          out.push(`${e.tagName}#${e.id}.${e.className}: ` +
+                   `${r.width.toFixed(0)}x${r.height.toFixed(0)}`);
+      }
+      return out;""")
+    assert small == [], small

@@ -6,7 +6,8 @@ the machine.
 
     python train/sweeps/catalogue_figures.py [--games 1000] [--out runs/catalogue]
 
-Results: ``train/results/catalogue/`` (each tournament's summary.json)."""
+Results: ``train/results/catalogue/`` (each tournament's summary.json); the table of
+docs/agents.md is rewritten from the catalogue."""
 
 from __future__ import annotations
 
@@ -69,6 +70,11 @@ def main() -> None:
                     "win_share": round(r["win_share"], 4)}
         print(players, "players rated", flush=True)
     cat.CATALOGUE.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    page = ROOT / "docs" / "agents.md"  # the table of the docs, from the catalogue
+    text = page.read_text()
+    begin, end = "<!-- catalogue -->\n", "\n<!-- /catalogue -->"
+    head, rest = text.split(begin, 1)
+    page.write_text(head + begin + cat.markdown() + end + rest.split(end, 1)[1])
 
 
 if __name__ == "__main__":
