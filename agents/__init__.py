@@ -2,7 +2,8 @@
 
 ``make_agent(name, seed)`` builds one by name: ``random``, ``builder``, ``gold``, ``racer``,
 ``mcts``, a shipped trained agent (``ppo-2p``, ``ppo-3p``: data-only agent files in
-``agents/checkpoints``) or ``policy:<path to a .safetensors agent file>`` (a single policy or a
+``agents/checkpoints``; ``best-2p`` ... ``best-5p`` name the recommended one per player count,
+see ``catalogue``) or ``policy:<path to a .safetensors agent file>`` (a single policy or a
 population: see ``policy_file``; each plays as its file says; an sb3 ``.zip`` only with
 ``trust_pickle=True``: see ``policy_file``), or ``search:<policy>`` — determinised PUCT guided by
 that trained policy (``search:ppo-2p``, ``search:policy:<path>``; ``puct.py``), or
@@ -17,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from machu_env.agents.base import Agent, RandomAgent
+from machu_env.agents.catalogue import aliases, resolve, shipped_policies
 from machu_env.agents.heuristic import BuilderAgent, GoldAgent, RacerAgent
 
 AGENTS = {"random": RandomAgent, "builder": BuilderAgent, "gold": GoldAgent,
@@ -24,13 +26,14 @@ AGENTS = {"random": RandomAgent, "builder": BuilderAgent, "gold": GoldAgent,
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 
 
-def shipped_policies() -> dict[str, Path]:
-    """The trained agents shipped with the package: name (``ppo-2p``) -> checkpoint file."""
-    return {p.stem.replace("_", "-"): p for p in sorted(CHECKPOINTS.glob("*.safetensors"))}
+def shipped_policy(name: str) -> Path | None:
+    """The file of a shipped agent named directly or by its alias (``best-2p``); else None."""
+    return shipped_policies().get(resolve(name))
 
 
 def agent_names() -> list[str]:
-    return [*AGENTS, "mcts", *shipped_policies()]
+    """Every plain agent name: the heuristics, ``mcts``, the shipped agents and their aliases."""
+    return [*AGENTS, "mcts", *shipped_policies(), *aliases()]
 
 
 def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
@@ -67,14 +70,14 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
                             seed=seed, **kwargs)
         agent.name = name
         return agent
-    shipped = shipped_policies()
-    if name.startswith("policy:") or name in shipped:
+    shipped = shipped_policy(name)
+    if name.startswith("policy:") or shipped is not None:
         from machu_env.agents.policy import PolicyAgent
 
-        path = shipped[name] if name in shipped else Path(name.split(":", 1)[1])
+        path = shipped if shipped is not None else Path(name.split(":", 1)[1])
         agent = PolicyAgent(path, seed=seed, trust_pickle=trust_pickle, **kwargs)
-        if name in shipped:
-            agent.name = name
+        if shipped is not None:
+            agent.name = name  # as named: best-2p stays best-2p in tables and records
         return agent
     if name == "mcts":
         from machu_env.agents.search import MCTSAgent
@@ -88,4 +91,4 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
 
 
 __all__ = ["AGENTS", "Agent", "BuilderAgent", "GoldAgent", "RandomAgent", "agent_names",
-           "make_agent", "shipped_policies"]
+           "make_agent", "shipped_policies", "shipped_policy"]

@@ -173,13 +173,13 @@ class TrainConfig(PPOSettings):
 
 
 def init_path(init: str, what: str = "init") -> Path:
-    """The agent file ``--init`` names: a shipped agent (``ppo-2p-v1``), ``policy:<file>`` or
-    a path to a ``.safetensors`` agent file."""
-    from machu_env.agents import shipped_policies
+    """The agent file ``--init`` names: a shipped agent (``ppo-2p-v1``, ``best-3p``),
+    ``policy:<file>`` or a path to a ``.safetensors`` agent file."""
+    from machu_env.agents import shipped_policies, shipped_policy
 
     shipped = shipped_policies()
-    if init in shipped:
-        return shipped[init]
+    if shipped_policy(init) is not None:
+        return shipped_policy(init)
     path = Path(init.split(":", 1)[1] if init.startswith("policy:") else init)
     if path.suffix != policy_file.SUFFIX or not path.is_file():
         raise ValueError(f"{what} {init!r} is neither a shipped agent ({', '.join(shipped)}) nor "

@@ -1,7 +1,7 @@
-"""The ``machu`` command: play, tournament, analyze, dataset, replay, serve, train, exploit,
-population, bench, rules, cache — one module per group of commands (``playing``, ``evaluating``,
-``datasets``, ``serving``, ``training``, ``tools``) over shared option checks (``options``) and
-one Typer app (``commands``).
+"""The ``machu`` command: play, agents, tournament, analyze, dataset, replay, serve, train,
+exploit, population, bench, rules, cache — one module per group of commands (``playing``,
+``roster``, ``evaluating``, ``datasets``, ``serving``, ``training``, ``tools``) over shared
+option checks (``options``) and one Typer app (``commands``).
 
 Bad input never shows a traceback: every command prints one line, ``machu <command>: error:
 ...``, to stderr and exits with status 2 (``MACHU_DEBUG=1`` shows the traceback). Text that is
@@ -15,12 +15,12 @@ import sys
 
 import typer
 
-from machu_env.cli import datasets, evaluating, playing, serving, tools, training
+from machu_env.cli import datasets, evaluating, playing, roster, serving, tools, training
 from machu_env.cli.commands import app, err_console
 from machu_env.cli.interrupts import Interrupted, interruptible, on_signal, quiet_unraisable
 
-for command in (playing.play, evaluating.tournament, evaluating.analyze, datasets.dataset,
-                playing.replay, serving.serve,
+for command in (playing.play, roster.agents, evaluating.tournament, evaluating.analyze,
+                datasets.dataset, playing.replay, serving.serve,
                 training.train, training.exploit, training.population, tools.bench, tools.rules,
                 tools.cache):  # (the order of `machu --help`)
     app.command()(interruptible(command))

@@ -238,10 +238,10 @@ def population(
     if out.suffix != ".safetensors":
         raise typer.BadParameter(f"{out}: an agent file ends in .safetensors",
                                  param_hint="--out")
-    from machu_env.agents import shipped_policies
+    from machu_env.agents import shipped_policy
 
-    shipped = shipped_policies()
-    inputs = agent_files(names) + [shipped[n] for n in names if n in shipped]
+    inputs = agent_files(names) + [shipped_policy(n) for n in names
+                                   if shipped_policy(n) is not None]
     output_file(out, "--out")  # before the games and the training, not after
     refuse_overwrite(out, inputs, "--out")
     if psro:  # the best responses' files: never one of the inputs either

@@ -9,8 +9,15 @@ web app's (``web.words.describe``): a phrase here says what happened, not what i
 
 from __future__ import annotations
 
-from machu_env.views.svg import LABELS
-
+LABELS = {
+    "corn_terraces": "Corn Terraces", "llama_meadow": "Llama Meadow",
+    "coca_plantation": "Coca Plantation", "potters_quarter": "Potters' Quarter",
+    "weavers_quarter": "Weavers' Quarter", "condor_temple": "Condor Temple",
+    "puma_temple": "Puma Temple", "sun_temple": "Sun Temple", "main_temple": "Main Temple",
+    "watchmans_hut": "Watchman's Hut", "royal_palace": "Royal Palace",
+    "house_of_priests": "House of Priests", "house_of_virgins": "House of Virgins",
+    "central_plaza": "Central Plaza", "sun_clock": "Sun Clock",
+}  # fmt: skip
 DECISION_WORDS = {
     "start": "place a first Inca", "move": "move the Prince, or stay",
     "produce": "produce", "sacrifice": "sacrifice llamas at the temple",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from machu_env.rules.data import GOODS, PRIEST_KINDS
+from machu_env.views.svg import moon_text
 
 if TYPE_CHECKING:  # a game: anything with Game's view(player) and scores()
     from typing import Protocol
@@ -17,17 +18,6 @@ if TYPE_CHECKING:  # a game: anything with Game's view(player) and scores()
 
 _SHORT = {"corn_terraces": "corn", "llama_meadow": "llama", "coca_plantation": "coca",
           "potters_quarter": "pottery", "weavers_quarter": "cloth"}  # fmt: skip
-
-
-def moon_text(pv: dict) -> str:
-    """A player's moon tiles in words: the tile being redeemed is named even when R7.1 has
-    already put it back on the board ("cloth (redeeming)"); "-" for none."""
-    tiles = list(pv["moon_tiles"])
-    if pv.get("redeeming") and pv["redeeming"] not in tiles:
-        tiles.append(f"{pv['redeeming']} (redeeming)")
-    elif pv.get("redeeming"):
-        tiles[tiles.index(pv["redeeming"])] += " (redeeming)"
-    return ", ".join(tiles) or "-"
 
 
 def check_render_player(value: object, num_players: int, special: str) -> int | str | None:

@@ -50,7 +50,7 @@ from machu_env.rules.data import (
     START_DAY,
     TRAIL_LENGTH,
 )
-from machu_env.views.render import moon_text
+from machu_env.views.phrases import DECISION_WORDS, LABELS, say
 
 if TYPE_CHECKING:  # a game: anything with Game's view(player), scores() and learning_game
     from typing import Protocol
@@ -71,15 +71,6 @@ GOODS_COLOURS = {"corn": "#f2c14e", "llama": "#e8e4da", "coca": "#5a9e4b", "pott
 GOODS_LETTER = {"corn": "C", "llama": "L", "coca": "K", "pottery": "P", "cloth": "W"}
 TEMPLES = ("condor_temple", "puma_temple", "sun_temple", "main_temple")
 _BONUS_GOOD = dict(zip(DISTRICTS[:5], GOODS, strict=True))
-LABELS = {
-    "corn_terraces": "Corn Terraces", "llama_meadow": "Llama Meadow",
-    "coca_plantation": "Coca Plantation", "potters_quarter": "Potters' Quarter",
-    "weavers_quarter": "Weavers' Quarter", "condor_temple": "Condor Temple",
-    "puma_temple": "Puma Temple", "sun_temple": "Sun Temple", "main_temple": "Main Temple",
-    "watchmans_hut": "Watchman's Hut", "royal_palace": "Royal Palace",
-    "house_of_priests": "House of Priests", "house_of_virgins": "House of Virgins",
-    "central_plaza": "Central Plaza", "sun_clock": "Sun Clock",
-}  # fmt: skip
 # grid cell (column, row) of each district: a crossing-free drawing of the §11.1 borders
 GRID = {
     "royal_palace": (1, 0), "house_of_virgins": (2, 0), "house_of_priests": (3, 0),
@@ -96,6 +87,17 @@ MAP_X, MAP_Y, CELL_W, CELL_H, BOX_W, BOX_H = 14, 52, 124, 112, 112, 98
 TRAIL_Y = MAP_Y + 4 * CELL_H + 10
 PANELS_Y = TRAIL_Y + 86
 PANEL_H = 62
+
+
+def moon_text(pv: dict) -> str:
+    """A player's moon tiles in words: the tile being redeemed is named even when R7.1 has
+    already put it back on the board ("cloth (redeeming)"); "-" for none."""
+    tiles = list(pv["moon_tiles"])
+    if pv.get("redeeming") and pv["redeeming"] not in tiles:
+        tiles.append(f"{pv['redeeming']} (redeeming)")
+    elif pv.get("redeeming"):
+        tiles[tiles.index(pv["redeeming"])] += " (redeeming)"
+    return ", ".join(tiles) or "-"
 
 
 def board_size(num_players: int) -> tuple[int, int]:
@@ -325,7 +327,7 @@ def _panel(v: dict[str, Any], p: int, scores: list[dict[str, Any]] | None, y: in
     if v["active_player"] == p and not v["game_over"]:
         tag.append("active")
     if deciding:
-        tag.append(f"to decide: {v['decision']}")
+        tag.append(f"to {DECISION_WORDS.get(v['decision'], v['decision'])}")
     out.append(_text(MAP_X + 38, y + 18, f"Player {p}", 13, weight="bold"))
     out.append(_text(MAP_X + 38, y + 33, " · ".join(tag), 10, fill="#8a4b00"))
     x = MAP_X + 150
@@ -370,14 +372,14 @@ def _districts_named(action: str) -> list[str]:
 def _highlight(last: tuple[int, str]) -> list[str]:
     """The last decision: a caption, and a thick outline on the districts it names."""
     p, action = last
-    out = [_text(MAP_X, 46, f"last: player {p}: {action}", 11, weight="bold",
+    out = [_text(MAP_X, 46, f"last: player {p} {say(action)}", 11, weight="bold",
                  fill="#b34700")]
     for d in _districts_named(action):
         c, r = GRID[d]
         out.append(f'<rect x="{MAP_X + c * CELL_W - 4}" y="{MAP_Y + r * CELL_H - 4}" '
                    f'width="{BOX_W + 8}" height="{BOX_H + 8}" rx="13" fill="none" '
-                   f'stroke="#d55e00" stroke-width="5"><title>last move: player {p}: '
-                   f'{escape(action)}</title></rect>')
+                   f'stroke="#d55e00" stroke-width="5"><title>last move: player {p} '
+                   f'{escape(say(action))}</title></rect>')
     return out
 
 
@@ -394,7 +396,8 @@ def board_svg(game: Game, player: int | str | None = None,
         head = f"Game over after day {v['day']}: {v['end']}"
     else:
         head = (f"Day {v['day']} of {LAST_DAY} · active player {v['active_player']} · "
-                f"player {v['current_player']} to decide: {v['decision']}")
+                f"player {v['current_player']} to "
+                f"{DECISION_WORDS.get(v['decision'], v['decision'])}")
     seen = {None: "every hand shown", "public": "public view"}.get(
         player, f"as seen by player {player}")
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '

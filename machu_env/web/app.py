@@ -97,9 +97,11 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
+    shipped = catalog.shipped()
+
     async def agents(request: Request) -> Response:
         return JSONResponse({"agents": catalog.names(), "also": catalog.wrapped(),
-                             "policies": catalog.policies})
+                             "policies": catalog.policies, "catalogue": shipped})
 
     async def create(request: Request) -> Response:
         body = await bodies.read(request, limits.record_bytes)  # (a branch holds a record)
@@ -202,6 +204,18 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
             return published(session, game_id)
         return JSONResponse(await off_loop(lambda: exclusive(session, step)))
 
+    async def take_back(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        session = games.get(game_id)
+        body = await bodies.read(request, limits.body_bytes)
+        if body != {}:
+            raise BadRequest("the body must be {} (take back your latest decision of this turn)")
+
+        def undo():
+            session.take_back()
+            return published(session, game_id)
+        return JSONResponse(await off_loop(lambda: exclusive(session, undo)))
+
     async def hint(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         session = games.get(game_id)
@@ -262,6 +276,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         Route("/api/games/{game_id}/play", handled(play), methods=["POST"]),
         Route("/api/games/{game_id}/advance", handled(advance), methods=["POST"]),
         Route("/api/games/{game_id}/save", handled(save), methods=["POST"]),
+        Route("/api/games/{game_id}/take-back", handled(take_back), methods=["POST"]),
         Route("/api/games/{game_id}/hint", handled(hint)),
         Route("/api/games/{game_id}/record", handled(record)),
         Route("/api/replay", handled(replay), methods=["POST"]),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from machu_env.agents import agent_names, make_agent, shipped_policies
+from machu_env.agents.catalogue import aliases, catalogue
 from machu_env.core.game import Game
 from machu_env.web.store import BadRequest
 
@@ -24,10 +25,21 @@ class AgentCatalog:
                 raise ValueError(f"agents folder {folder} is not a folder")
             self.files = {f"policy:{p.name}": p.resolve()
                           for p in sorted(folder.glob("*.safetensors")) if p.is_file()}
-        self.policies = [*shipped_policies(), *self.files]
+        self.policies = [*aliases(), *shipped_policies(), *self.files]
 
     def names(self) -> list[str]:
         return [*agent_names(), *self.files]
+
+    def shipped(self) -> list[dict[str, Any]]:
+        """The catalogue as a client sees it: each shipped agent's name, alias, player count,
+        rating and win share against gold (``machu agents``; nothing about the server)."""
+        out = []
+        for row in catalogue():
+            rating, gold = row["rating"] or {}, row["vs_gold"] or {}
+            out.append({"name": row["name"], "alias": row["alias"], "players": row["players"],
+                        "recommended": row["recommended"], "rating": rating.get("value"),
+                        "vs_gold": gold.get("value"), "summary": row["summary"]})
+        return out
 
     def wrapped(self) -> list[str]:
         return [f"{kind}:{p}" for kind in ("search", "rollout") for p in self.policies]

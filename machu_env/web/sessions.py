@@ -45,6 +45,8 @@ class Session:
     error: str | None = None
     days: list[int] = field(default_factory=list)  # the day of every decision played
     published: dict[str, Any] | None = None  # the last state sent (a busy game answers it)
+    # the human's decisions of this turn that may be taken back: (the game before, its days)
+    undo: list[tuple[Game, int]] = field(default_factory=list)
 
     @property
     def truncated(self) -> bool:
@@ -55,10 +57,31 @@ class Session:
         return self.game.is_over or self.truncated
 
     def play(self, action: int | str) -> None:
-        """One decision (IllegalActionError, nothing changed, if it is not legal)."""
-        day = self.game.day
-        self.game.play(action)
+        """One decision (IllegalActionError, nothing changed, if it is not legal). A decision
+        of the human's may be taken back until another player acts or something hidden is
+        revealed (a card drawn from the deck, the hands at the end): ``take_back``."""
+        game, day = self.game, self.game.day
+        mine = self.seat is not None and game.current_player == self.seat
+        before = game.clone() if mine else None
+        deck = game.view("public")["deck_size"]
+        game.play(action)
         self.days.append(day)
+        if mine and not self.finished and game.view("public")["deck_size"] == deck:
+            self.undo.append((before, len(self.days) - 1))
+        else:  # another player acted, a card came off the deck or the end revealed the hands
+            self.undo.clear()
+
+    def take_back(self) -> None:
+        """Undo the human's latest decision of this turn; BadRequest saying why not when
+        another player has acted since, a card was drawn, or there is none."""
+        if self.seat is None or self.finished:
+            raise BadRequest("nothing to take back: " + ("a watched game has no decisions of "
+                             "yours" if self.seat is None else "the game is over"), 409)
+        if not self.undo:
+            raise BadRequest("nothing to take back: you can take back your own decisions of "
+                             "this turn until another player acts or a card is drawn", 409)
+        self.game, kept = self.undo.pop()
+        del self.days[kept:]
 
     def advance(self, decisions: int | None = None, seconds: float | None = None) -> None:
         """The agents decide until it is the human's turn or the game is over (or truncated),
@@ -116,7 +139,8 @@ class Session:
         return {
             "id": game_id, "num_players": game.num_players, "seat": seat,
             "watch": seat is None, "agents": self.names, "day": game.day,
-            "last_day": LAST_DAY, "phase": "over" if game.is_over else
+            "last_day": LAST_DAY, "sun_player": game.view("public")["sun_player"],
+            "phase": "over" if game.is_over else
             "night" if night else "day", "decision": game.decision,
             "decision_says": DECISION_WORDS.get(game.decision or "", ""),
             "current_player": None if self.finished else game.current_player,
@@ -135,6 +159,7 @@ class Session:
             "final": final,
             "standing": None if game.is_over or seat is None else standing(game, seat),
             "error": self.error,
+            "can_take_back": bool(self.undo) and not self.finished,
         }
 
 

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from machu_env.core.game import Game
 
 TEMPLE_ROW = {"condor_temple": 0, "puma_temple": 1, "sun_temple": 2}  # R4.2.1
+# R4.0: a once-a-day district without bonus units does nothing more when entered
+ONCE_A_DAY_IDLE = ": already worked today, nothing happens there"
 MOON_WORDS = {"corn": "3 corn", "llama": "1 llama for 1 corn", "coca": "1 coca for 1 corn",
               "pottery": "1 pottery for 1 corn", "cloth": "1 cloth for 1 corn",
               "trail2": "Scout +2", "trail3": "Scout +3"}
@@ -66,7 +68,8 @@ def describe(game: Game, action: str, view: dict | None = None) -> str:
         here = me["prince"]
         far = here is not None and not ADJACENT[DISTRICTS.index(here), DISTRICTS.index(rest)]
         cost = "pays 1 llama: not next door" if far else "free"
-        return f"Prince to the {LABELS[rest]} ({cost})"
+        idle = ONCE_A_DAY_IDLE if view["bonus"].get(rest, 1) == 0 else ""
+        return f"Prince to the {LABELS[rest]} ({cost}){idle}"
     if verb == "stay":
         when = "at once: day 9" if game.day == LAST_DAY else "at night"
         return f"stay: take the {rest} moon tile ({MOON_WORDS[rest]} {when})"

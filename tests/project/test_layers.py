@@ -62,3 +62,37 @@ def test_few_top_level_modules_small_modules_and_no_name_twice():
     assert not long, long
     names = [p.name for p in files if p.name not in ("__init__.py", "__main__.py")]  # (Python's)
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+
+
+CIRCLES = """
+import json, grimp
+graph = grimp.build_graph("machu_env", cache_dir=None)
+print(json.dumps(sorted({" -> ".join((*chain, module))
+    for module in graph.modules
+    for imported in graph.find_modules_directly_imported_by(module)
+    if (chain := graph.find_shortest_chain(importer=imported, imported=module))})))
+"""
+
+
+def _circles(folder: Path) -> list[str]:
+    """Every import circle of the package laid out in ``folder`` (grimp's graph, in a fresh
+    process so that the installed package does not stand in for the copy)."""
+    import json
+
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    result = subprocess.run([sys.executable, "-c", CIRCLES], cwd=folder, env=env,
+                            capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)
+
+
+def test_no_import_circle():
+    """No module imports, directly or through others, a module that imports it back (lazy
+    imports inside functions count too); a circle added to a copy is found."""
+    pytest.importorskip("grimp")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = layers.installed_layout(Path(tmp))
+        assert _circles(folder) == []
+        svg = folder / "machu_env" / "views" / "svg.py"
+        svg.write_text(svg.read_text() + "\nimport machu_env.views.render  # a circle\n")
+        assert any("machu_env.views.svg" in c and "machu_env.views.render" in c
+                   for c in _circles(folder))

@@ -8,12 +8,14 @@ import gzip
 import json
 import random
 import re
+from html import escape
 
 import pytest
 
 from machu_env import Game
 from machu_env.cli import main
 from machu_env.core.records import game_record
+from machu_env.views.phrases import LABELS, say
 from machu_env.views.replay_html import html_replay, replay_frames
 from machu_env.views.svg import board_svg
 
@@ -124,10 +126,11 @@ def test_replay_frames_outline_the_move_just_played():
     record = game_record(_finished(2, 4))
     frames = replay_frames(record)
     for frame, entry in zip(frames["frames"][1:], frames["log"], strict=True):
-        assert f"last: player {entry['player']}: {entry['action']}" in frame
+        assert escape(f"last: player {entry['player']} {say(entry['action'])}") in frame
         verb, _, where = entry["action"].partition(" ")
-        if verb == "move":  # the district moved to is outlined
-            assert f"last move: player {entry['player']}: move {where}" in frame
+        if verb == "move":  # the district moved to is outlined, in a player's words
+            assert escape(f"last move: player {entry['player']} moves the Prince to the "
+                          f"{LABELS[where]}") in frame
     assert "last:" not in frames["frames"][0]
 
 

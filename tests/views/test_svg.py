@@ -12,6 +12,7 @@ import pytest
 import machu_env
 from machu_env import Game
 from machu_env.rules.data import CARDS, DISTRICTS, GOODS, PRODUCTION_DISTRICTS
+from machu_env.views.phrases import DECISION_WORDS
 from machu_env.views.render import render_text
 from machu_env.views.svg import GOODS_LETTER, LABELS, board_size, board_svg
 
@@ -78,7 +79,7 @@ def test_the_picture_holds_the_districts_incas_princes_and_trail():
     svg = board_svg(game, player=0)
     for p, pv in enumerate(v["players"]):
         assert f"Incas in supply {pv['incas_supply']}" in "".join(_texts(groups[f"player{p}"]))
-    assert f"player {v['current_player']} to decide: {v['decision']}" in svg
+    assert f"player {v['current_player']} to {DECISION_WORDS[v['decision']]}" in svg
     assert svg.count("<title>temple stone</title>") == sum(v["bonus"][t] for t in (
         "condor_temple", "puma_temple", "sun_temple", "main_temple"))
 

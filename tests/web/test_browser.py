@@ -78,7 +78,7 @@ def test_play_a_few_moves_by_clicking(server, browser):
     from selenium.webdriver.common.by import By
 
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser)
     browser.find_element(By.ID, "seed").send_keys("3")
     browser.find_element(By.ID, "start").click()
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
@@ -139,7 +139,7 @@ def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, t
     path = tmp_path / "game.json"
     path.write_text(json.dumps(game_record(game, ["gold", "random"])))
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser)
     browser.find_element(By.ID, "record-file").send_keys(str(path))
     _wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
     first = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
@@ -200,7 +200,7 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
 
     browser.set_window_size(390, 844)
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser)
     browser.find_element(By.ID, "start").click()
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     width = browser.execute_script("return document.documentElement.scrollWidth")
@@ -285,7 +285,7 @@ def test_focus_stays_on_the_moves_after_a_move(server, browser):
     from selenium.webdriver.common.keys import Keys
 
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser)
     browser.find_element(By.ID, "seed").send_keys("5")
     browser.find_element(By.ID, "start").click()
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
@@ -307,11 +307,25 @@ def _smallest_board_text(browser) -> float:
         return Math.min(...sizes) * scale;""")
 
 
-def _start(browser, server, seed="7", **fields):
+def _ready(browser, opponent="random"):
+    """Wait for the agent list, then set every opponent to ``opponent`` (``random``: the
+    games these tests play are quick)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
+        Select(select).select_by_value(opponent)
+
+
+def _start(browser, server, seed="7", opponent="random", **fields):
+    """A new game from the form: the selects of ``fields`` by id, every opponent ``opponent``."""
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser, opponent)
     for name, value in fields.items():
         Select(browser.find_element(By.ID, name)).select_by_value(value)
+    for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
+        Select(select).select_by_value(opponent)
     browser.find_element(By.ID, "seed").send_keys(seed)
     browser.find_element(By.ID, "start").click()
 
@@ -346,7 +360,7 @@ def test_click_the_board_reload_and_resume(server, browser):
 
 def test_watch_mode_finishes_a_game_and_the_end_shows_every_card(server, browser):
     browser.get(server)  # the start page: no empty history before a game (issue #37, item 9)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _ready(browser)
     assert not browser.find_element(By.ID, "history").is_displayed()
     assert "strongest" in browser.find_element(By.ID, "setup").text  # which agents are strong
     _start(browser, server, players="3", seat="watch")
@@ -390,7 +404,7 @@ def test_hints_follow_the_player_count_survive_a_reload_and_play_on_a_click(serv
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
     assert Select(browser.find_element(By.ID, "hint-agent")).first_selected_option \
-        .get_attribute("value") == "ppo-3p"
+        .get_attribute("value") == "best-3p"
     browser.find_element(By.ID, "hint-on").click()
     row = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))[0]
     box, panel = browser.find_element(By.ID, "hint-box"), browser.find_element(By.ID, "hint")
@@ -482,3 +496,247 @@ def test_the_night_redemption_names_the_tile_on_the_board(server, browser):
     assert f"{tile} (redeeming)" in board
     assert "Redeem the moon tile" in browser.find_element(By.ID, "actions").text
     assert _errors(browser) == []
+
+
+def test_opponents_are_picked_from_the_catalogue_with_ratings_and_remembered(server, browser):
+    """No typing: each opponent is a list of the catalogue's agents with their ratings, the
+    recommended agent of the player count first and chosen by default; a choice survives a
+    reload (``machu agents`` is the same catalogue)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from machu_env.agents.catalogue import catalogue
+
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    Select(browser.find_element(By.ID, "players")).select_by_value("3")
+    selects = browser.find_elements(By.CSS_SELECTOR, "select.opponent")
+    assert len(selects) == 2 and not browser.find_elements(By.CSS_SELECTOR, "input.opponent")
+    options = [(o.get_attribute("value"), o.text) for o in Select(selects[0]).options]
+    assert options[0][0] == "best-3p"
+    assert Select(selects[0]).first_selected_option.get_attribute("value") == "best-3p"
+    rated = {r["name"]: r["rating"]["value"] for r in catalogue(3) if r["rating"]}
+    for name, value in rated.items():  # every 3-player agent's rating is on its line
+        assert any(name in text and f"{value:.1f}" in text for _, text in options), name
+    Select(selects[1]).select_by_value("builder")
+    browser.refresh()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    Select(browser.find_element(By.ID, "players")).select_by_value("3")
+    kept = browser.find_elements(By.CSS_SELECTOR, "select.opponent")
+    assert [Select(s).first_selected_option.get_attribute("value") for s in kept] \
+        == ["best-3p", "builder"]
+    assert _errors(browser) == []
+
+
+# --- round 3: take-back, confirm, the Sun Clock picker, idle moves, rules, replay, end table ---
+
+def _record_where(found, players=2, games=300):
+    """A random game's record and the first decision index at which ``found(game)`` holds
+    (player 0 to decide), for a branch that starts there."""
+    import random
+
+    from machu_env import Game
+    from machu_env.core.records import game_record
+
+    for seed in range(games):
+        game, rnd, at = Game(players, seed=seed), random.Random(seed), None
+        while not game.is_over:
+            if at is None and game.current_player == 0 and found(game):
+                at = len(game.history)
+            game.play(rnd.choice(game.legal_action_ids()))
+        if at is not None:
+            return game_record(game, ["random"] * players), at
+    raise AssertionError("no such position in the random games")
+
+
+def _open_branch(server, browser, record, at, players=2):
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(server + "api/games", method="POST", data=json.dumps(
+        {"record": record, "at": at, "seat": 0, "opponents": ["random"] * (players - 1)})
+        .encode(), headers={"Content-Type": "application/json"})
+    state = json.loads(urllib.request.urlopen(request, timeout=60).read())
+    browser.get(f"{server}#game={state['id']}")
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#actions button"))
+    return state
+
+
+def _moves(browser) -> int:
+    return len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)"))
+
+
+def test_take_back_within_the_turn_and_confirm_moves_kept_on_reload(server, browser):
+    _start(browser, server, seed="4")
+    took = False
+    for _ in range(80):  # click the first move until one leaves the turn open: take it back
+        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action:not([disabled])"))
+        before, buttons = _moves(browser), browser.find_element(By.ID, "actions").text
+        browser.find_element(By.CSS_SELECTOR, "button.action:not([disabled])").click()
+        _wait(lambda before=before: _moves(browser) > before)
+        back = browser.find_element(By.ID, "take-back")
+        if back.is_displayed():
+            back.click()
+            _wait(lambda before=before: _moves(browser) == before)
+            assert browser.find_element(By.ID, "actions").text == buttons
+            took = True
+            break
+    assert took
+    box = browser.find_element(By.ID, "confirm-on")
+    assert not box.is_selected()  # (a mouse: off by default; touch screens: on)
+    box.click()
+    before = _moves(browser)
+    browser.find_element(By.CSS_SELECTOR, "button.action:not([disabled])").click()
+    bar = _wait(lambda: [b for b in browser.find_elements(By.ID, "confirm-bar")
+                         if b.is_displayed()])[0]
+    assert bar.find_element(By.ID, "confirm-what").text and _moves(browser) == before
+    browser.find_element(By.ID, "confirm-no").click()
+    assert not bar.is_displayed() and _moves(browser) == before
+    browser.find_element(By.CSS_SELECTOR, "button.action:not([disabled])").click()
+    browser.find_element(By.ID, "confirm-yes").click()
+    _wait(lambda: _moves(browser) > before)
+    browser.refresh()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    assert browser.find_element(By.ID, "confirm-on").is_selected()
+    assert _errors(browser) == []
+
+
+def test_the_sun_clock_picker_takes_exactly_three_different_goods(server, browser):
+    record, at = _record_where(lambda g: g.decision == "take" and len(g.legal_actions()) > 3)
+    _open_branch(server, browser, record, at)
+    picker = browser.find_element(By.CSS_SELECTOR, "#actions fieldset.picker")
+    assert "tick exactly three" in picker.text
+    boxes = picker.find_elements(By.CSS_SELECTOR, "input[type=checkbox]")
+    ticked = [b for b in boxes if b.is_selected()]
+    assert len(ticked) == 3 and all(not b.is_enabled() for b in boxes if not b.is_selected())
+    ticked[0].click()
+    submit = picker.find_element(By.CSS_SELECTOR, "button.pick")
+    assert not submit.is_enabled() and "choose exactly three" in submit.text \
+        and "(2 chosen)" in submit.text
+    assert all(b.is_enabled() for b in boxes)
+    ticked[0].click()
+    assert submit.is_enabled() and submit.text.startswith("take ")
+    assert _errors(browser) == []
+
+
+def test_a_move_to_a_district_that_already_worked_today_says_so(server, browser):
+    from machu_env.rules.data import DISTRICTS
+
+    def idle_move(game):
+        bonus = game.view(None)["bonus"]
+        return game.decision == "move" and any(
+            a.split()[0] == "move" and a.split()[1] in DISTRICTS[:9] and bonus[a.split()[1]] == 0
+            for a in game.legal_actions())
+    record, at = _record_where(idle_move)
+    _open_branch(server, browser, record, at)
+    idle = browser.find_elements(By.CSS_SELECTOR, "#actions button.idle")
+    assert idle and all("already worked today" in b.text for b in idle)
+    others = [b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button.action")
+              if "idle" not in b.get_attribute("class")]
+    assert others and not any("already worked" in b.text for b in others)
+
+
+def test_the_rules_panel_and_district_descriptions_on_tap(server, browser):
+    _start(browser, server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    browser.find_element(By.ID, "rules-open").click()
+    panel = browser.find_element(By.ID, "rules-panel")
+    assert panel.is_displayed() and "Spanish conquest" in panel.text
+    assert len(panel.find_elements(By.CSS_SELECTOR, "#district-list li")) == 15
+    browser.find_element(By.ID, "rules-close").click()
+    assert not panel.is_displayed()
+    plain = [g for g in browser.find_elements(By.CSS_SELECTOR, "#board svg g[id]")
+             if "clickable" not in (g.get_attribute("class") or "")
+             and g.get_attribute("id") == "house_of_virgins"]
+    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', "
+                           "{bubbles: true}))", plain[0])
+    info = browser.find_element(By.ID, "district-info")
+    assert info.is_displayed() and info.text.startswith("House of Virgins")
+
+
+def test_a_three_player_game_says_why_it_starts_on_day_two(server, browser):
+    _start(browser, server, players="3")
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    assert "with 3 players the game starts on day 2" in browser.find_element(By.ID, "clock").text
+
+
+def test_your_last_turn_of_the_day_is_announced(server, browser):
+    def last_turn(game):
+        v = game.view("public")
+        return game.decision == "move" and v["sun_player"] not in (None, 0) and game.day < 9
+    record, at = _record_where(last_turn)
+    _open_branch(server, browser, record, at)
+    assert "your last turn of the day" in browser.find_element(By.ID, "status").text
+    assert "last turns of the day" in browser.find_element(By.ID, "clock").text
+
+
+def test_the_replay_clock_follows_the_position_with_day_headings_on_a_phone(server, browser,
+                                                                            tmp_path):
+    import json
+    import random
+
+    from machu_env import Game
+    from machu_env.core.records import game_record
+
+    game, rnd = Game(2, seed=3), random.Random(3)
+    while not game.is_over:
+        game.play(rnd.choice(game.legal_action_ids()))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game_record(game, ["gold", "random"])))
+    browser.set_window_size(390, 844)
+    browser.get(server)
+    _ready(browser)
+    browser.find_element(By.ID, "record-file").send_keys(str(path))
+    _wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#history li.day")) >= 8
+    slider = browser.find_element(By.ID, "r-slider")
+    browser.execute_script("arguments[0].value = 60; arguments[0].dispatchEvent("
+                           "new Event('input'))", slider)
+    day = browser.find_element(By.ID, "r-said").text.split(" · ")[0]  # "day 3"
+    assert browser.find_element(By.ID, "clock").text.startswith(f"Day {day.split()[1]} of 9")
+    browser.find_element(By.ID, "r-next").click()
+    said = browser.find_element(By.ID, "r-said")
+    bottom = browser.execute_script("return arguments[0].getBoundingClientRect().bottom", said)
+    assert said.text and bottom <= browser.execute_script("return innerHeight")
+    assert _errors(browser) == []
+
+
+def test_the_end_table_breaks_no_word(server, browser):
+    browser.set_window_size(390, 844)
+    _start(browser, server, players="5", seat="watch")
+    speed = browser.find_element(By.ID, "w-speed")
+    browser.execute_script("arguments[0].value = arguments[0].max; arguments[0].oninput()",
+                           speed)
+    _wait(lambda: browser.find_element(By.ID, "final").is_displayed(), 240)
+    pieces = browser.find_elements(By.CSS_SELECTOR, "#final .nb")
+    assert pieces
+    lines = browser.execute_script(
+        "return arguments[0].map((e) => e.getClientRects().length)", pieces)
+    assert set(lines) == {1}, lines  # "condor 5", "potter 6": never split over two lines
+    width = browser.execute_script("return document.documentElement.scrollWidth")
+    assert width <= browser.execute_script("return innerWidth")
+
+
+def test_every_target_on_a_phone_is_at_least_44_pixels(server, browser):
+    """At 390x844 every control a finger uses is at least 44x44 px (a checkbox's label, which
+    toggles it, counts as its target): the new-game form, the moves, the hints, the replay."""
+    browser.set_window_size(390, 844)
+    _start(browser, server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    browser.find_element(By.ID, "hint-on").click()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
+    browser.find_element(By.ID, "setup-box").click()  # (the summary: open the form again)
+    small = browser.execute_script("""
+      const out = [];
+      const seen = (e) => e.offsetParent !== null || e.tagName === "SUMMARY";
+      const targets = [...document.querySelectorAll(
+        "button, select, input, summary, a, #hint tr.hint-row")].filter(seen);
+      for (const e of targets) {
+        const t = e.type === "checkbox" ? e.closest("label") || e : e;
+        const r = t.getBoundingClientRect();
+        if (r.width < 44 || r.height < 44)
+          out.push(`${e.tagName}#${e.id}.${e.className}: ` +
+                   `${r.width.toFixed(0)}x${r.height.toFixed(0)}`);
+      }
+      return out;""")
+    assert small == [], small

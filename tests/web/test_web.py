@@ -8,6 +8,7 @@ import gzip
 import json
 import threading
 import time
+from html import escape
 
 import pytest
 
@@ -47,6 +48,24 @@ def test_the_page_and_the_agent_list_are_served(client):
     assert "http://" not in page.text and "https://" not in page.text  # no CDN, no network
     names = client.get("/api/agents").json()["agents"]
     assert {"random", "builder", "gold", "mcts"} <= set(names)
+
+
+def test_the_agent_list_carries_the_catalogue_and_the_aliases_play(client):
+    """The opponent list reads the catalogue of ``machu agents``: names, aliases, ratings."""
+    from machu_env.agents.catalogue import catalogue
+
+    data = client.get("/api/agents").json()
+    shipped = {r["name"]: r for r in data["catalogue"]}
+    assert set(shipped) == {r["name"] for r in catalogue()}
+    assert {"best-2p", "best-3p", "best-4p", "best-5p"} <= set(data["agents"]) \
+        & set(data["policies"])
+    assert shipped[catalogue(2)[0]["name"]]["alias"] == "best-2p"
+    assert all(set(r) == {"name", "alias", "players", "recommended", "rating", "vs_gold",
+                          "summary"} for r in data["catalogue"])  # no paths, no commands
+    state = _new(client, num_players=2, seat=0, opponents=["best-2p"])
+    assert state["agents"] == ["you", "best-2p"]
+    hint = client.get(f"/api/games/{state['id']}/hint", params={"agent": "best-2p"})
+    assert hint.status_code == 200 and hint.json()["agent"] == "best-2p"
 
 
 def test_a_whole_game_against_random_agents(client):
@@ -406,7 +425,7 @@ def test_your_move_first_then_the_agents_and_the_days_in_the_history(client):
     days = [h["day"] for h in after["history"]]
     assert days == sorted(days)
     theirs = [h for h in after["history"] if h["agent"] != "you"][-1]
-    assert f"last: player {theirs['player']}: {theirs['action']}" in after["svg"]  # outlined
+    assert escape(f"last: player {theirs['player']} {theirs['says']}") in after["svg"]
     for body, message in (({"action": 0, "advance": "no"}, "true or false"),
                           ({"action": 0, "x": 1}, "optionally")):
         r = client.post(f"/api/games/{state['id']}/play", json=body)
