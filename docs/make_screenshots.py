@@ -56,12 +56,11 @@ def _server() -> tuple[subprocess.Popen, str]:
 def shoot(browser, url: str, width: int, height: int, path: Path, moves: int = 6) -> None:
     browser.set_window_size(width, height)
     browser.get(url)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#agent-names option"))
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
     Select(browser.find_element(By.ID, "players")).select_by_value("3")
-    opponents = browser.find_elements(By.CSS_SELECTOR, "input.opponent")
+    opponents = browser.find_elements(By.CSS_SELECTOR, "select.opponent")
     for box, name in zip(opponents, ("ppo-3p", "gold"), strict=True):
-        box.clear()
-        box.send_keys(name)
+        Select(box).select_by_value(name)
     browser.find_element(By.ID, "seed").send_keys("21")
     browser.find_element(By.ID, "start").click()
     for _ in range(moves):
