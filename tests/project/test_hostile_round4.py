@@ -239,12 +239,17 @@ def test_an_interrupted_tournament_says_so_and_leaves_nothing(tmp_path, signum, 
             "tournament", "--agents", "random,gold", "--players", "2", "--games", "10000000",
             "--workers", "1", "--no-progress", "--records", "--out", str(out)]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while not (out / "records").is_dir() or not any((out / "records").iterdir()):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-        time.sleep(0.1)
-    proc.send_signal(signum)
-    _, err = proc.communicate(timeout=60)
+    try:  # (a failed wait never leaves a 10M-game tournament running)
+        deadline = time.monotonic() + 240
+        while not (out / "records").is_dir() or not any((out / "records").iterdir()):
+            assert proc.poll() is None and time.monotonic() < deadline, "no record yet"
+            time.sleep(0.1)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == code
     assert err.strip() == f"machu tournament: {word}"
     assert not out.exists()  # the records of a part of a run are removed with it
