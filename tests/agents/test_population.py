@@ -332,3 +332,38 @@ def test_the_probes_new_options_are_checked_before_any_training(tmp_path):
         PolicyAgent(shipped_policies()["ppo-2p"], deterministic="yes")
     with pytest.raises(ValueError, match="temperature"):
         PolicyAgent(shipped_policies()["ppo-2p"], temperature=-1)
+
+
+def test_the_learning_rate_schedule_and_torch_compile_are_checked_and_applied():
+    """``learning_rate_final`` (a linear schedule) and ``torch_compile``: bad values refused
+    naming the setting; the optimizer's rate follows the run's progress."""
+    from machu_env.train.ppo import PPO, PPOSettings, net_config, new_net
+
+    for bad in ({"learning_rate_final": -0.5}, {"learning_rate_final": 2.0},
+                {"torch_compile": "yes"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            PPOSettings(**bad).check()
+    s = PPOSettings(learning_rate=1e-3, learning_rate_final=0.0, n_envs=8, n_steps=8,
+                    batch_size=64, n_epochs=1)
+    model = PPO(new_net(net_config([8]), 0), s)
+    model.progress = 0.25
+    assert model.learning_rate_now() == pytest.approx(7.5e-4)
+    from machu_env.envs.pool_env import PoolVecEnv
+
+    env = PoolVecEnv(8, 2, seed=0, pool="random:1")
+    env.reset()
+    model.start(env)
+    model.collect(env)
+    model.update()
+    assert model.optimizer.param_groups[0]["lr"] == pytest.approx(7.5e-4)
+
+
+def test_machu_train_refuses_a_bad_schedule_in_one_line_and_writes_nothing(tmp_path, capsys):
+    from machu_env.cli import main
+
+    out = tmp_path / "run"
+    assert main(["train", "--learning-rate-final", "2", "--timesteps", "10", "--out",
+                 str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "learning_rate_final" in err[0] and "[0, 1]" in err[0]
+    assert not out.exists()
