@@ -33,11 +33,11 @@ def candidate(run: Path) -> dict:
 
 def table(sweep: Path) -> str:
     rows = [json.loads(p.read_text()) for p in sorted(sweep.glob("*/screen.json"))]
-    lines = ["| clip | entropy | vs `ppo-2p-race` | vs `gold` | probe argmax: win, margin | "
-             "probe sampled: win, margin |", "| --- | --- | --- | --- | --- | --- |"]
+    lines = ["| run | clip | entropy | vs `ppo-2p-race` | vs `gold` | probe argmax: win, margin | "
+             "probe sampled: win, margin |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         a, s = r["probe_argmax"], r["probe_sampled"]
-        lines.append(f"| {r['clip_range']} | {r['ent_coef']} | {r['vs_ppo-2p-race']:.1%} | "
+        lines.append(f"| {r['run']} | {r['clip_range']} | {r['ent_coef']} | {r['vs_ppo-2p-race']:.1%} | "
                      f"{r['vs_gold']:.1%} | {a['win_share']:.1%}, {a['margin']:+.1f} | "
                      f"{s['win_share']:.1%}, {s['margin']:+.1f} |")
     return "\n".join(lines)

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Round 2 of the regularised-PPO screen (after iig_ppo_2p.sh and iig_followup.sh).
+# 1. The chosen candidate confirmed: full probes (1.5M steps, 2,000 games) on a second exploiter
+#    seed (102, argmax) and sampled at temperature 1 (seeds 100 and 102); each exploiter's games
+#    read with `machu analyze`; 1,000 games against ppo-2p-race and against gold.
+# 2. Three variants of its recipe (clip 0.1, entropy 0.01), each screened like the first round:
+#    `frozen`: the exploiters of the gold-race rounds (v4-v7, both seeds) and the candidate's own
+#    in the pool; `magnet`: a KL of 0.05 toward a magnet reset every 20 updates; `long`: the
+#    candidate trained 2M steps further (3M in all).
+#   usage: iig_round2.sh [CANDIDATE_RUN (runs/iig_2p/clip0.1_ent0.01)] [OUT (runs/iig_2p)]
+#   THREADS=... (default 1)
+set -e
+cd "$(dirname "$0")/../.."
+cand="${1:-runs/iig_2p/clip0.1_ent0.01}"; out="${2:-runs/iig_2p}"; threads="${THREADS:-1}"
+agent="policy:$cand/latest.safetensors"
+
+full_probe() {  # full_probe SEED MODE
+  local seed="$1" mode="$2" dir="$cand/full_probe_${2}_s$1" flag=""
+  [ "$mode" = sampled ] && flag="--sampled"
+  [ -f "$dir/summary.json" ] && return 0
+  machu exploit --agent "$agent" --players 2 --steps 1500000 --seed "$seed" --eval-games 2000 \
+      --threads "$threads" $flag --out "$dir" > "$dir.log" 2>&1
+  machu tournament --agents "$agent,policy:$dir/exploiter.safetensors" --players 2 --games 198 \
+      --workers 1 --seed 7 --records --no-progress --out "$dir/games" >> "$dir.log" 2>&1
+  machu analyze "$dir/games/records" --out "$dir/games/analysis" >> "$dir.log" 2>&1
+}
+full_probe 102 argmax
+full_probe 100 sampled
+full_probe 102 sampled
+for rival in ppo-2p-race gold; do
+  [ -f "$cand/strength_$rival/summary.json" ] && continue
+  machu tournament --agents "$agent,$rival" --players 2 --games 1000 --workers 1 --seed 11 \
+      --no-progress --out "$cand/strength_$rival" > "$cand/strength_$rival.log" 2>&1
+done
+
+race=train/results/race
+frozen="policy:$cand/full_probe_argmax/exploiter.safetensors"
+for r in v4 v5 v6 v7; do
+  for s in 100 102; do frozen="$frozen,policy:$race/race_${r}_s$s/exploiter.safetensors"; done
+done
+variant() {  # variant NAME INIT STEPS FLAGS...
+  local name="$1" init="$2" steps="$3"; shift 3
+  local run="$out/round2_$name" a
+  [ -f "$run/screen.json" ] && return 0
+  mkdir -p "$run"
+  machu train --players 2 --init "$init" --observation 2 --timesteps "$steps" --seed 1 \
+      --threads "$threads" --clip-range 0.1 --ent-coef 0.01 \
+      --pool random:0.03,builder:0.07,gold:0.15,racer:0.15,self:0.6 \
+      --snapshot-every 250000 --eval-every "$steps" --eval-games 200 --eval-opponents gold \
+      --out "$run" "$@" > "$run.log" 2>&1
+  a="policy:$run/latest.safetensors"
+  for mode in argmax sampled; do
+    local flag=""; [ "$mode" = sampled ] && flag="--sampled"
+    machu exploit --agent "$a" --players 2 --steps 300000 --seed 100 --eval-games 500 \
+        --threads "$threads" $flag --out "$run/probe_$mode" >> "$run.log" 2>&1
+  done
+  for rival in ppo-2p-race gold; do
+    machu tournament --agents "$a,$rival" --players 2 --games 400 --workers 1 --seed 11 \
+        --no-progress --out "$run/vs_$rival" >> "$run.log" 2>&1
+  done
+  python train/sweeps/iig_summary.py "$run" > "$run/screen.json"
+}
+variant frozen ppo-2p-race 1000000 --frozen "$frozen" --exploiter-share 0.5
+variant magnet ppo-2p-race 1000000 --magnet-coef 0.05 --magnet-every 20
+variant long "$agent" 2000000
+python train/sweeps/iig_summary.py --table "$out"
