@@ -82,11 +82,14 @@ GRID = {
 }  # fmt: skip
 NIGHT_DECISIONS = ("redeem", "take")  # R7: the day's corn is already taken
 
-# geometry
-MAP_X, MAP_Y, CELL_W, CELL_H, BOX_W, BOX_H = 14, 52, 124, 112, 112, 98
+# geometry (user units; the web page shows the board at 0.8 of this size or more at 1280x720,
+# so every text is at least MIN_TEXT = 12 units: 9 px or more on the screen)
+MAP_X, MAP_Y, CELL_W, CELL_H, BOX_W, BOX_H = 14, 52, 132, 118, 122, 104
+RIGHT_X = MAP_X + 4 * CELL_W + BOX_W + 8  # the market, priests, days and moon tiles
 TRAIL_Y = MAP_Y + 4 * CELL_H + 10
 PANELS_Y = TRAIL_Y + 86
-PANEL_H = 62
+PANEL_H = 66
+MIN_TEXT = 12
 
 
 def moon_text(pv: dict) -> str:
@@ -124,20 +127,23 @@ def _token(x: float, y: float, p: int, label: Any, r: int = 9, prince: bool = Fa
                    'stroke-width="1"/>')
     out.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{r}" fill="{c}" stroke="#222" '
                f'stroke-width="{2.5 if prince else 1}"/>')
-    out.append(_text(x, y + 4, label, 11, "middle", "bold", ink))
+    out.append(_text(x, y + 4, label, MIN_TEXT, "middle", "bold", ink))
     out.append("</g>")
     return "".join(out)
 
 
 def _incas(x: float, y: float, p: int, count: int, where: str) -> str:
-    """A player's Incas in a district: a square token with the seat (``P1``) over the count,
-    so neither depends on colour; the tooltip says it in words."""
+    """A player's Incas in a district: a token ``P1×2`` (seat and count, so neither depends on
+    colour) with its top left corner at (x, y); the tooltip says it in words."""
     c, ink = PLAYER_COLOURS[p], PLAYER_INK[p]
     return (f'<g><title>Player {p}: {count} Inca{"s" * (count != 1)} in {escape(where)}'
-            f'</title><rect x="{x - 10:.0f}" y="{y - 10:.0f}" width="21" height="21" rx="3" '
+            f'</title><rect x="{x:.0f}" y="{y:.0f}" width="{INCA_W}" height="18" rx="3" '
             f'fill="{c}" stroke="#222"/>'
-            + _text(x + 0.5, y - 1, f"P{p}", 9, "middle", "bold", ink)
-            + _text(x + 0.5, y + 9, count, 10, "middle", "bold", ink) + "</g>")
+            + _text(x + INCA_W / 2, y + 13.5, f"P{p}\u00d7{count}", MIN_TEXT, "middle", "bold",
+                    ink) + "</g>")
+
+
+INCA_W = 36  # an Incas token's width: three side by side in a district
 
 
 def _goods_chip(x: float, y: float, good: str, count: Any = None, size: int = 16) -> str:
@@ -146,7 +152,8 @@ def _goods_chip(x: float, y: float, good: str, count: Any = None, size: int = 16
     out = (f'<rect x="{x:.0f}" y="{y:.0f}" width="{size}" height="{size}" rx="3" '
            f'fill="{GOODS_COLOURS[good]}" stroke="#555" stroke-width="0.8"><title>{good}'
            f'</title></rect>'
-           + _text(x + size / 2, y + size - 4, GOODS_LETTER[good], 10, "middle", "bold", ink))
+           + _text(x + size / 2, y + size - 3.5, GOODS_LETTER[good], MIN_TEXT, "middle", "bold",
+                   ink))
     if count is not None:
         out += _text(x + size + 3, y + size - 3, count, 12)
     return out
@@ -164,7 +171,7 @@ def _districts(v: dict[str, Any]) -> list[str]:
             if a < b:
                 (x1, y1), (x2, y2) = _centre(a), _centre(b)
                 out.append(f'<line x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}">'
-                           f'<title>{a} - {b}: a free move</title></line>')
+                           f'<title>{LABELS[a]} - {LABELS[b]}: a free move</title></line>')
     out.append("</g>")
     princes = {d: [p for p, pv in enumerate(v["players"]) if pv["prince"] == d] for d in GRID}
     for d in DISTRICTS:
@@ -174,7 +181,7 @@ def _districts(v: dict[str, Any]) -> list[str]:
                 else "#fff4cf" if d == "sun_clock" else "#ece8e1")
         out.append(f'<g id="{d}"><rect x="{x}" y="{y}" width="{BOX_W}" height="{BOX_H}" rx="10" '
                    f'fill="{fill}" stroke="#6b5e48" stroke-width="1.5"/>')
-        out.append(_text(x + BOX_W / 2, y + 15, LABELS[d], 11, "middle", "bold"))
+        out.append(_text(x + BOX_W / 2, y + 16, LABELS[d], MIN_TEXT, "middle", "bold"))
         bonus = v["bonus"].get(d)
         if bonus is not None:  # R4.0: bonus units / temple stones
             for k in range(bonus):
@@ -183,18 +190,19 @@ def _districts(v: dict[str, Any]) -> list[str]:
                                'fill="#9e9e9e" stroke="#444"><title>temple stone</title></rect>')
                 else:
                     out.append(_goods_chip(x + 8 + 20 * k, y + 22, _BONUS_GOOD[d]))
-            out.append(_text(x + BOX_W - 6, y + 35, f"bonus {bonus}", 10, "end",
+            out.append(_text(x + BOX_W - 5, y + 35, f"bonus {bonus}", MIN_TEXT, "end",
                              fill="#555"))
-        # Incas of every player (production districts and the Sun Clock)
+        # Incas of every player (production districts and the Sun Clock), three to a row;
+        # the Princes in the bottom right corner
         k = 0
         for p, pv in enumerate(v["players"]):
             n = pv["incas"].get(d, 0)
             if n:
-                out.append(_incas(x + 14 + 24 * (k % 4), y + 54 + 22 * (k // 4), p, n,
+                out.append(_incas(x + 4 + (INCA_W + 2) * (k % 3), y + 42 + 20 * (k // 3), p, n,
                                   LABELS[d]))
                 k += 1
         for j, p in enumerate(princes[d]):
-            out.append(_token(x + 14 + 21 * j, y + BOX_H - 12, p, p, r=8, prince=True,
+            out.append(_token(x + BOX_W - 14 - 21 * j, y + BOX_H - 12, p, p, r=9, prince=True,
                               title=f"Player {p}'s Prince in {LABELS[d]}"))
         out.append("</g>")
     return out
@@ -214,9 +222,9 @@ def _market(v: dict[str, Any], x: int, y: int) -> list[str]:
                        f'stroke="{"#222" if filled else "#aaa"}" '
                        f'stroke-width="{1.6 if filled else 1}" '
                        f'stroke-dasharray="{"none" if filled else "3,2"}"/>')
-            out.append(_text(cx + 14, sy + 14, MARKET_PRICES[s], 11, "middle",
+            out.append(_text(cx + 14, sy + 14, MARKET_PRICES[s], MIN_TEXT, "middle",
                              fill="#fff" if filled and good != "llama" else "#333"))
-        out.append(_text(cx + 14, y + 133, f"bank {v['bank'][good]}", 10, "middle"))
+        out.append(_text(cx + 14, y + 133, f"bank {v['bank'][good]}", MIN_TEXT, "middle"))
     return out
 
 
@@ -228,13 +236,13 @@ def _priests(v: dict[str, Any], x: int, y: int) -> list[str]:
         taken = size - left
         value = size + 4 - taken if taken else "-"  # R4.4.2
         ry = y + 10 + 24 * i
-        out.append(_text(x, ry + 14, kind, 11))
+        out.append(_text(x, ry + 14, kind, MIN_TEXT))
         for k in range(size):
             present = k >= taken  # the row is right-aligned: the leftmost card goes first
             out.append(f'<rect x="{x + 56 + 18 * k}" y="{ry}" width="14" height="19" rx="2" '
                        f'fill="{"#a0522d" if present else "none"}" stroke="#777" '
                        f'stroke-dasharray="{"none" if present else "2,2"}"/>')
-        out.append(_text(x + 56 + 18 * 6 + 8, ry + 14, f"value {value}", 11))
+        out.append(_text(x + 56 + 18 * 6 + 8, ry + 14, f"value {value}", MIN_TEXT))
     return out
 
 
@@ -244,30 +252,35 @@ def _time(v: dict[str, Any], learning_game: bool, x: int, y: int) -> list[str]:
     night = v["decision"] in NIGHT_DECISIONS or v["game_over"]
     out = [_text(x, y, "Days (corn on the time track)", 12, weight="bold")]
     for d in range(1, LAST_DAY + 1):
-        cx = x + 4 + 38 * (d - 1)
+        cx = x + 2 + 34 * (d - 1)
         today = d == v["day"]
-        out.append(f'<rect x="{cx}" y="{y + 8}" width="34" height="34" rx="17" '
+        out.append(f'<rect x="{cx}" y="{y + 8}" width="31" height="34" rx="15" '
                    f'fill="{"#ffe08a" if today else "#f4f4f4"}" '
                    f'stroke="{"#b8860b" if today else "#999"}" '
                    f'stroke-width="{2 if today else 1}"/>')
-        out.append(_text(cx + 17, y + 22, d, 11, "middle", "bold" if today else "normal"))
+        out.append(_text(cx + 15.5, y + 23, d, MIN_TEXT, "middle", "bold" if today else "normal"))
         if start <= d and (d > v["day"] or (today and not night)):
-            out.append(f'<circle cx="{cx + 17}" cy="{y + 33}" r="5" fill="{GOODS_COLOURS["corn"]}" '
-                       'stroke="#8a6d1a"><title>1 corn</title></circle>')
+            out.append(f'<circle cx="{cx + 15.5}" cy="{y + 34}" r="5" '
+                       f'fill="{GOODS_COLOURS["corn"]}" stroke="#8a6d1a"><title>1 corn</title>'
+                       '</circle>')
     my = y + 62
+    out.append('<g id="moon-tiles">')
     out.append(_text(x, my, "Moon tiles on the board", 12, weight="bold"))
-    for t, tile in enumerate(MOON_TILES):
-        tx = x + 2 + 42 * t
+    for t, tile in enumerate(MOON_TILES):  # two rows: four tiles, then three
+        tx, ty = x + 2 + 56 * (t % 4), my + 8 + 27 * (t // 4)
         here = tile in v["moon_tiles"]
-        out.append(f'<rect x="{tx}" y="{my + 8}" width="40" height="24" rx="12" '
+        out.append(f'<rect x="{tx}" y="{ty}" width="54" height="24" rx="12" '
                    f'fill="{"#dde6f6" if here else "none"}" stroke="#667" '
                    f'stroke-dasharray="{"none" if here else "3,2"}"/>')
-        out.append(_text(tx + 20, my + 24, tile, 9, "middle", fill="#222" if here else "#aaa"))
+        out.append(_text(tx + 27, ty + 16.5, tile, MIN_TEXT, "middle",
+                         fill="#222" if here else "#999"))
     sun = v["sun_player"]
-    sx = x + 2 + 42 * 7 + 4
-    out.append(f'<circle cx="{sx + 14}" cy="{my + 20}" r="14" fill="#ffcc33" stroke="#b8860b"/>')
-    out.append(_text(sx + 14, my + 24, "Sun", 9, "middle", "bold"))
-    out.append(_text(sx + 14, my + 46, "board" if sun is None else f"P{sun}", 10, "middle"))
+    sx = x + 2 + 56 * 4 + 10
+    out.append(f'<circle cx="{sx + 20}" cy="{my + 22}" r="17" fill="#ffcc33" stroke="#b8860b"/>')
+    out.append(_text(sx + 20, my + 26.5, "Sun", MIN_TEXT, "middle", "bold"))
+    out.append(_text(sx + 20, my + 56, "board" if sun is None else f"P{sun}", MIN_TEXT,
+                     "middle"))
+    out.append("</g>")
     return out
 
 
@@ -281,16 +294,18 @@ def _trail(v: dict[str, Any], y: int) -> list[str]:
         label, fill = special.get(s, ("", "#fbfaf7"))
         out.append(f'<rect x="{x:.1f}" y="{y + 8}" width="{w - 3:.1f}" height="58" rx="4" '
                    f'fill="{fill}" stroke="#999"><title>space {s} {label}</title></rect>')
-        out.append(_text(x + w / 2 - 1.5, y + 21, s, 10, "middle", "bold"))
-        if label:
-            out.append(_text(x + w / 2 - 1.5, y + 62, label.split()[0], 9, "middle",
-                             fill="#555"))
+        out.append(_text(x + w / 2 - 1.5, y + 22, s, MIN_TEXT, "middle", "bold"))
+        if label:  # ("granary" at 12 units is wider than a space: its letters close up)
+            out.append(_text(x + w / 2 - 1.5, y + 62, label.split()[0], MIN_TEXT, "middle",
+                             fill="#555").replace("<text ", '<text letter-spacing="-0.6" '))
     for p, pv in enumerate(v["players"]):
         s = pv["scout"] % (TRAIL_LENGTH + 1)
         same = [q for q, qv in enumerate(v["players"]) if qv["scout"] % (TRAIL_LENGTH + 1) == s]
-        k = same.index(p)
-        out.append(_token(MAP_X + s * w + w / 2 - 1.5 + (k % 2) * 12 - 6 * (len(same) > 1),
-                          y + 32 + (k // 2) * 14, p, p, r=7,
+        k, cols = same.index(p), 2 if len(same) <= 4 else 3  # (side by side, then rows)
+        dx = 17 if cols == 2 else 13
+        left = -dx * (min(len(same), cols) - 1) / 2
+        out.append(_token(MAP_X + s * w + w / 2 - 1.5 + left + (k % cols) * dx,
+                          y + 35 + (k // cols) * 17, p, p, r=8,
                           title=f"Player {p}'s Scout on space {pv['scout']}"))
     return out
 
@@ -300,7 +315,7 @@ def _cards(n: int) -> str:
 
 
 # a generous width of one character of DejaVu Sans at a font size (px): what a line may hold
-CHAR_W = {11: 6.9, 13: 8.2}
+CHAR_W = {12: 7.5, 13: 8.2}
 
 
 def _wrap(head: str, items: list[str], chars: int) -> list[str]:
@@ -322,38 +337,43 @@ def _panel(v: dict[str, Any], p: int, scores: list[dict[str, Any]] | None, y: in
     out = [f'<g id="player{p}"><rect x="{MAP_X}" y="{y}" width="{WIDTH - 2 * MAP_X}" '
            f'height="{PANEL_H - 6}" rx="8" fill="{"#fff8e1" if deciding else "#f7f7f7"}" '
            f'stroke="{PLAYER_COLOURS[p]}" stroke-width="{4 if deciding else 2}"/>']
-    out.append(_token(MAP_X + 20, y + 20, p, p, r=11))
+    out.append(_token(MAP_X + 20, y + 21, p, p, r=11))
     tag = []
     if v["active_player"] == p and not v["game_over"]:
         tag.append("active")
     if deciding:
         tag.append(f"to {DECISION_WORDS.get(v['decision'], v['decision'])}")
-    out.append(_text(MAP_X + 38, y + 18, f"Player {p}", 13, weight="bold"))
-    out.append(_text(MAP_X + 38, y + 33, " · ".join(tag), 10, fill="#8a4b00"))
+    out.append(_text(MAP_X + 38, y + 25, f"Player {p}", 13, weight="bold"))
     x = MAP_X + 150
     for good in GOODS:
         out.append(_goods_chip(x, y + 7, good, pv["goods"][good]))
         x += 44
     x += 6
     pr = " ".join(f"{k} {pv['priests'][k]}" for k in PRIEST_KINDS)
-    out.append(_text(x, y + 20, f"Incas in supply {pv['incas_supply']} · {pr}", 11))
-    out.append(_text(x + 340, y + 20, f"moon: {moon_text(pv)} · summit VP {pv['summit_vp']}",
-                     11))
-    result = ""
+    supply = f"Incas in supply {pv['incas_supply']} · {pr}"
+    out.append(_text(x, y + 20, supply, MIN_TEXT))
+    out.append(_text(x + CHAR_W[MIN_TEXT] * len(supply) + 10, y + 20,
+                     f"moon: {moon_text(pv)} · summit VP {pv['summit_vp']}", MIN_TEXT))
+    # the second line: the cards on the left; on the right what the player is doing now, or
+    # the result at the end
+    right = " · ".join(tag)
     if scores is not None:
         sc = scores[p]
-        result = (f"{sc['vp']} VP x {sc['multiplier']} = {sc['score']}"
-                  + ("  WINNER" if sc["winner"] else ""))
+        right = (f"{sc['vp']} VP x {sc['multiplier']} = {sc['score']}"
+                 + ("  WINNER" if sc["winner"] else ""))
     if pv["cards"] is None:
         cards = [f"{_cards(pv['num_cards'])} (hidden)"]
-    else:  # two lines if one would run into the result (a long hand at the end)
-        room = (WIDTH - MAP_X - 10 - CHAR_W[13] * len(result) - 12) - (MAP_X + 150)
-        cards = _wrap(f"{_cards(pv['num_cards'])}: ", pv["cards"], int(room / CHAR_W[11]))
+    else:  # two lines if one would run into the right-hand text (a long hand at the end)
+        room = (WIDTH - MAP_X - 10 - CHAR_W[13] * len(right) - 12) - (MAP_X + 150)
+        cards = _wrap(f"{_cards(pv['num_cards'])}: ", pv["cards"],
+                      int(room / CHAR_W[MIN_TEXT]))
     for k, line in enumerate(cards):
-        out.append(_text(MAP_X + 150, y + 45 + 12 * k, line, 11))
+        out.append(_text(MAP_X + 150, y + 42 + 14 * k, line, MIN_TEXT))
     if scores is not None:
-        out.append(_text(WIDTH - MAP_X - 10, y + 45, result, 13, "end", "bold",
+        out.append(_text(WIDTH - MAP_X - 10, y + 43, right, 13, "end", "bold",
                          "#b00020" if sc["winner"] else "#222"))
+    elif right:
+        out.append(_text(WIDTH - MAP_X - 10, y + 43, right, 13, "end", "bold", "#8a4b00"))
     out.append("</g>")
     return out
 
@@ -372,7 +392,7 @@ def _districts_named(action: str) -> list[str]:
 def _highlight(last: tuple[int, str]) -> list[str]:
     """The last decision: a caption, and a thick outline on the districts it names."""
     p, action = last
-    out = [_text(MAP_X, 46, f"last: player {p} {say(action)}", 11, weight="bold",
+    out = [_text(MAP_X, 47, f"last: player {p} {say(action)}", MIN_TEXT, weight="bold",
                  fill="#b34700")]
     for d in _districts_named(action):
         c, r = GRID[d]
@@ -411,8 +431,8 @@ def board_svg(game: Game, player: int | str | None = None,
     out += _districts(v)
     if last is not None:
         out += _highlight(last)
-    right = MAP_X + 5 * CELL_W + 8
-    out += _market(v, right, MAP_Y + 10)
+    right = RIGHT_X
+    out += ['<g id="market">', *_market(v, right, MAP_Y + 10), "</g>"]
     out += _priests(v, right, MAP_Y + 162)
     out += _time(v, game.learning_game, right, MAP_Y + 262)
     out += _trail(v, TRAIL_Y)

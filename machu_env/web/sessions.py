@@ -20,6 +20,7 @@ from machu_env.rules.data import LAST_DAY
 from machu_env.views.phrases import DECISION_WORDS, HEADINGS, say
 from machu_env.views.svg import NIGHT_DECISIONS, board_svg
 from machu_env.web.catalog import AgentCatalog
+from machu_env.web.context import focus, you
 from machu_env.web.limits import Limits
 from machu_env.web.store import BadRequest
 from machu_env.web.words import describe
@@ -160,6 +161,7 @@ class Session:
             "standing": None if game.is_over or seat is None else standing(game, seat),
             "error": self.error,
             "can_take_back": bool(self.undo) and not self.finished,
+            "you": you(game, seat), "focus": focus(game),
         }
 
 

@@ -92,7 +92,7 @@ def test_exploit_evaluations_on_ray_equal_the_local_ones(ray_env):
 
 
 def test_training_evaluations_on_ray_equal_the_same_evaluations_run_here(tmp_path, ray_env):
-    from test_train import tiny
+    from train_kit import tiny
 
     from machu_env.agents import make_agent
     from machu_env.train.exploit import evaluate_exploiter

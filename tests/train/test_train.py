@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from train_kit import tiny  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from machu_env import Game  # noqa: E402
@@ -191,15 +192,6 @@ def test_pool_env_is_deterministic_for_a_seed_and_rejects_illegal_actions():
 
 
 # --- the trainer ----------------------------------------------------------------------------------
-def tiny(out, **kw) -> TrainConfig:
-    """A few thousand steps: 16 games x 64 steps per rollout, small networks."""
-    options = dict(players=2, timesteps=3072, seed=0, out=str(out), n_envs=16, n_steps=64,
-                   batch_size=256, n_epochs=2, net_arch="32,32", eval_every=2048,
-                   snapshot_every=1024, max_snapshots=2, eval_games=16, device="cpu", imitate="")
-    options.update(kw)
-    return TrainConfig(**options)
-
-
 def _parameters(path):
     from machu_env.agents import policy_file
 

@@ -66,7 +66,7 @@ def test_the_picture_holds_the_districts_incas_princes_and_trail():
     groups = {g.get("id"): g for g in root.iter(f"{NS}g")}
     for d in PRODUCTION_DISTRICTS:
         owners = [(p, pv["incas"][d]) for p, pv in enumerate(v["players"]) if pv["incas"][d]]
-        counts = [x for p, n in owners for x in (f"P{p}", str(n))]  # seat over count
+        counts = [f"P{p}\u00d7{n}" for p, n in owners]  # seat and count: "P1×2"
         princes = sorted(str(p) for p, pv in enumerate(v["players"]) if pv["prince"] == d)
         chips = [GOODS_LETTER[GOODS[DISTRICTS.index(d)]]] * v["bonus"][d]  # bonus goods
         assert sorted(_texts(groups[d])[1:]) == sorted([f"bonus {v['bonus'][d]}", *chips,
@@ -173,8 +173,8 @@ def test_a_long_hand_at_the_end_never_runs_into_the_result():
     assert all(c in listed for c in CARDS[:12])
     right_start = int(result[0]) - CHAR_W[13] * len(result[2])
     for x, y, text in cards:
-        assert int(x) + CHAR_W[11] * len(text) < right_start or int(y) != int(result[1])
-        assert int(x) + CHAR_W[11] * len(text) < WIDTH - MAP_X
+        assert int(x) + CHAR_W[12] * len(text) < right_start or int(y) != int(result[1])
+        assert int(x) + CHAR_W[12] * len(text) < WIDTH - MAP_X
 
 
 def test_a_tile_being_redeemed_at_night_is_still_named_in_its_owners_panel():
@@ -199,3 +199,15 @@ def test_a_tile_being_redeemed_at_night_is_still_named_in_its_owners_panel():
     assert game.view(p)["players"][1 - p]["redeeming"] is None
     game.play(f"forgo {tile}")
     assert all(q["redeeming"] is None for q in game.view()["players"])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_every_text_on_the_board_is_at_least_twelve_units(players):
+    """The web page draws the board at 0.8 of its size or more at 1280x720: 12 units make 9 px
+    (and on a phone's readable board, drawn at its own size, 12 px)."""
+    from machu_env.views.svg import MIN_TEXT
+
+    game = _midgame(players, 5, 70)
+    root = ET.fromstring(board_svg(game, player=0, last=(1, game.history[-1][1])))
+    sizes = [float(t.get("font-size")) for t in root.iter(f"{NS}text")]
+    assert sizes and min(sizes) >= MIN_TEXT == 12

@@ -1,93 +1,35 @@
 """A real browser: headless Chromium (Debian's ``chromium`` + ``chromium-driver``, driven by
 Selenium) opens ``machu serve``, starts a game, plays by clicking and sees the board change.
 Marked ``browser`` (kept out of the default run; ``.ci/run`` runs it after installing
-Chromium)."""
+Chromium). The fixtures are in conftest.py, the helpers in tests/browser_kit.py."""
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import sys
 import time
 
 import pytest
 
 pytestmark = pytest.mark.browser
 webdriver = pytest.importorskip("selenium.webdriver")
+from browser_kit import errors, ready, smallest_board_text, start, wait  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def server():
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "machu_env.cli", "serve", "--port",
-                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    deadline = time.time() + 180  # (machu serve warms the engine before it listens)
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail(f"machu serve exited: {proc.stdout.read().decode()}")
-            time.sleep(0.3)
-    yield f"http://127.0.0.1:{port}/"
-    proc.terminate()
-    proc.wait(10)
-
-
-@pytest.fixture
-def browser():
-    if not (CHROMIUM and DRIVER):
-        pytest.skip("needs chromium and chromedriver (apt-get install chromium chromium-driver)")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1400,1000"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console errors
-    driver = webdriver.Chrome(options=options, service=Service(DRIVER))
-    yield driver
-    driver.quit()
-
-
-def _wait(condition, seconds: float = 30):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for the page")
 
 
 def test_play_a_few_moves_by_clicking(server, browser):
     from selenium.webdriver.common.by import By
 
     browser.get(server)
-    _ready(browser)
+    ready(browser)
     browser.find_element(By.ID, "seed").send_keys("3")
     browser.find_element(By.ID, "start").click()
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     board = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
     for _ in range(4):
         before = len(browser.find_elements(By.CSS_SELECTOR, "#history li"))
         browser.find_elements(By.CSS_SELECTOR, "button.action")[0].click()
-        _wait(lambda b=before: len(browser.find_elements(By.CSS_SELECTOR, "#history li")) > b)
-        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action")
+        wait(lambda b=before: len(browser.find_elements(By.CSS_SELECTOR, "#history li")) > b)
+        wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action")
               or "Game over" in browser.find_element(By.ID, "status").text)
     after = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
     assert after != board
@@ -111,15 +53,15 @@ def test_an_html_replay_steps_with_the_arrow_keys(tmp_path, browser):
     page = tmp_path / "replay.html"
     page.write_text(html_replay(game_record(game)))
     browser.get(page.as_uri())
-    _wait(lambda: browser.find_element(By.ID, "where").text == "start")
+    wait(lambda: browser.find_element(By.ID, "where").text == "start")
     first = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
     body = browser.find_element(By.TAG_NAME, "body")
     for _ in range(3):
         body.send_keys(Keys.ARROW_RIGHT)
-    _wait(lambda: browser.find_element(By.ID, "where").text.startswith("decision 3 of"))
+    wait(lambda: browser.find_element(By.ID, "where").text.startswith("decision 3 of"))
     assert browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML") != first
     body.send_keys(Keys.END)
-    _wait(lambda: browser.find_element(By.ID, "result").is_displayed())
+    wait(lambda: browser.find_element(By.ID, "result").is_displayed())
     assert "winner" in browser.find_element(By.ID, "result").text
 
 
@@ -139,22 +81,22 @@ def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, t
     path = tmp_path / "game.json"
     path.write_text(json.dumps(game_record(game, ["gold", "random"])))
     browser.get(server)
-    _ready(browser)
+    ready(browser)
     browser.find_element(By.ID, "record-file").send_keys(str(path))
-    _wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
+    wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
     first = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
     for _ in range(2):
         browser.find_element(By.ID, "r-next").click()
-    _wait(lambda: browser.find_element(By.ID, "r-where").text
+    wait(lambda: browser.find_element(By.ID, "r-where").text
           == f"decision 2 of {len(game.history)}")
     assert browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML") != first
     assert browser.find_element(By.ID, "error").text == ""
     assert "current" in browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")[1] \
         .get_attribute("class")  # the log follows the replay (day headings aside)
     browser.find_element(By.ID, "r-branch").click()  # a new game from decision 2 (branching)
-    _wait(lambda: "#game=" in browser.current_url)
+    wait(lambda: "#game=" in browser.current_url)
     items = browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")
-    moves = [li.get_attribute("title") for li in items]  # the notation; the text says it
+    moves = [li.get_attribute("data-action") for li in items]  # the notation; the text says it
     assert len(moves) >= 2 and moves[0] == game.history[0][1]
     assert "puts its first Inca in the" in items[0].text  # in a player's words
 
@@ -186,7 +128,7 @@ fetch("{server}api/games/{gid}/play", {{method: "POST", mode: "no-cors",
     threading.Thread(target=evil.serve_forever, daemon=True).start()
     try:
         browser.get(f"http://127.0.0.1:{evil.server_address[1]}/evil.html")
-        _wait(lambda: "api/games" in browser.current_url or browser.title == "sent")
+        wait(lambda: "api/games" in browser.current_url or browser.title == "sent")
         time.sleep(1.0)  # the form's POST
     finally:
         evil.shutdown()
@@ -200,9 +142,9 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
 
     browser.set_window_size(390, 844)
     browser.get(server)
-    _ready(browser)
+    ready(browser)
     browser.find_element(By.ID, "start").click()
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     width = browser.execute_script("return document.documentElement.scrollWidth")
     inner = browser.execute_script("return window.innerWidth")
     assert width <= inner, (width, inner)
@@ -218,13 +160,13 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
     assert first.rect["y"] + first.rect["height"] <= height
     assert all(b.rect["height"] >= 44 for b in
                browser.find_elements(By.CSS_SELECTOR, "button.action") if b.is_displayed())
-    assert _smallest_board_text(browser) >= 9  # readable: the board pans in its box
+    assert smallest_board_text(browser) >= 9  # readable: the board pans in its box
     assert browser.find_element(By.ID, "zoom").rect["height"] >= 44
     browser.find_element(By.ID, "zoom").click()  # the whole board, fitted to the width
-    assert _smallest_board_text(browser) < 5
+    assert smallest_board_text(browser) < 5
     assert browser.execute_script("return document.documentElement.scrollWidth") <= inner
     browser.find_element(By.ID, "zoom").click()
-    assert _smallest_board_text(browser) >= 9
+    assert smallest_board_text(browser) >= 9
     kinds = set()
     for _ in range(400):  # to the end, by clicking
         if "Game over" in browser.find_element(By.ID, "status").text:
@@ -237,7 +179,7 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
                 kinds.add(kind)
                 top = browser.find_element(By.ID, "board").rect["y"]
                 assert buttons[0].rect["y"] + buttons[0].rect["height"] - top <= height, kind
-                assert _smallest_board_text(browser) >= 9, kind
+                assert smallest_board_text(browser) >= 9, kind
             browser.execute_script("arguments[0].click()", buttons[0])
         time.sleep(0.05)
     assert len(kinds) >= 5, kinds
@@ -251,7 +193,7 @@ def test_every_button_of_a_decision_is_above_the_fold_on_a_laptop(server, browse
     scrolling, the biggest decisions (a Prince move with every stay) included; a whole game,
     by clicking."""
     browser.set_window_size(1280, 720)
-    _start(browser, server, seed="4")
+    start(browser, server, seed="4")
     most = 0
     for _ in range(600):
         if "Game over" in browser.find_element(By.ID, "status").text:
@@ -285,92 +227,55 @@ def test_focus_stays_on_the_moves_after_a_move(server, browser):
     from selenium.webdriver.common.keys import Keys
 
     browser.get(server)
-    _ready(browser)
+    ready(browser)
     browser.find_element(By.ID, "seed").send_keys("5")
     browser.find_element(By.ID, "start").click()
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     before = len(browser.find_elements(By.CSS_SELECTOR, "#history li"))
     browser.find_elements(By.CSS_SELECTOR, "button.action")[0].send_keys(Keys.ENTER)
-    _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li")) > before)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action:not([disabled])"))
+    wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li")) > before)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action:not([disabled])"))
     focused = browser.switch_to.active_element
     assert focused.tag_name == "button" and "action" in focused.get_attribute("class")
-
-
-def _smallest_board_text(browser) -> float:
-    """The smallest font size on the board as drawn, in CSS pixels."""
-    return browser.execute_script("""
-        const svg = document.querySelector('#board svg');
-        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-        const sizes = [...svg.querySelectorAll('text')].map(
-            (t) => parseFloat(getComputedStyle(t).fontSize));
-        return Math.min(...sizes) * scale;""")
-
-
-def _ready(browser, opponent="random"):
-    """Wait for the agent list, then set every opponent to ``opponent`` (``random``: the
-    games these tests play are quick)."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
-
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
-    for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
-        Select(select).select_by_value(opponent)
-
-
-def _start(browser, server, seed="7", opponent="random", **fields):
-    """A new game from the form: the selects of ``fields`` by id, every opponent ``opponent``."""
-    browser.get(server)
-    _ready(browser, opponent)
-    for name, value in fields.items():
-        Select(browser.find_element(By.ID, name)).select_by_value(value)
-    for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
-        Select(select).select_by_value(opponent)
-    browser.find_element(By.ID, "seed").send_keys(seed)
-    browser.find_element(By.ID, "start").click()
-
-
-def _errors(browser) -> list[str]:
-    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
 def test_click_the_board_reload_and_resume(server, browser):
     """Issue #27: districts on the board are clickable moves; a reload resumes the game from
     its address; the actions are visible at 1280x720 without scrolling."""
     browser.set_window_size(1280, 720)
-    _start(browser, server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
-    target = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#board svg g.clickable"))
+    start(browser, server)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    target = wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#board svg g.clickable"))
     first = browser.find_element(By.CSS_SELECTOR, "button.action")
     assert browser.execute_script("return arguments[0].getBoundingClientRect().bottom",
                                   first) <= browser.execute_script("return innerHeight")
     before = len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)"))
     target[0].click()
-    _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")) > before)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")) > before)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     assert "#game=" in browser.current_url
     moves = browser.find_element(By.ID, "history").text
     board = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
     browser.refresh()
-    _wait(lambda: browser.find_element(By.ID, "history").text == moves)
+    wait(lambda: browser.find_element(By.ID, "history").text == moves)
     assert browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML") == board
     assert "Day" in browser.find_element(By.ID, "clock").text
-    assert _errors(browser) == []
+    assert errors(browser) == []
 
 
 def test_watch_mode_finishes_a_game_and_the_end_shows_every_card(server, browser):
     browser.get(server)  # the start page: no empty history before a game (issue #37, item 9)
-    _ready(browser)
+    ready(browser)
     assert not browser.find_element(By.ID, "history").is_displayed()
     assert "strongest" in browser.find_element(By.ID, "setup").text  # which agents are strong
-    _start(browser, server, players="3", seat="watch")
-    _wait(lambda: browser.find_element(By.ID, "watch-controls").is_displayed())
+    start(browser, server, players="3", seat="watch")
+    wait(lambda: browser.find_element(By.ID, "watch-controls").is_displayed())
     assert "a game takes about" in browser.find_element(By.ID, "w-delay").text
     assert not browser.find_element(By.ID, "hint-box").is_displayed()  # a watcher gets no
     assert not browser.find_element(By.ID, "save-box").is_displayed()  # hints nor saves
     speed = browser.find_element(By.ID, "w-speed")
     browser.execute_script("arguments[0].value = arguments[0].max; arguments[0].oninput()", speed)
-    _wait(lambda: "Game over" in browser.find_element(By.ID, "status").text, 240)
+    wait(lambda: "Game over" in browser.find_element(By.ID, "status").text, 240)
     final = browser.find_element(By.ID, "final")
     assert final.is_displayed() and "Final scores" in final.text
     rows = final.find_elements(By.CSS_SELECTOR, "tr")[1:]
@@ -380,51 +285,51 @@ def test_watch_mode_finishes_a_game_and_the_end_shows_every_card(server, browser
     for row in rows:  # each player's cards, as on the board
         cards = row.find_elements(By.TAG_NAME, "td")[1].text
         assert all(c.strip() in svg for c in cards.split(",") if c.strip() != "-")
-    assert _errors(browser) == []
+    assert errors(browser) == []
 
 
 def test_the_hint_panel_shows_probabilities_that_sum_to_one(server, browser):
-    _start(browser, server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    start(browser, server)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
     browser.find_element(By.ID, "hint-on").click()
-    hint = _wait(lambda: [h for h in browser.find_elements(By.ID, "hint")
+    hint = wait(lambda: [h for h in browser.find_elements(By.ID, "hint")
                           if h.is_displayed() and "%" in h.text])[0]
     shown = [float(td.text.rstrip(" %")) for td in
              hint.find_elements(By.CSS_SELECTOR, "td:nth-child(2)")]
     shown += [float(s.text.rstrip(" %")) for s in hint.find_elements(By.CLASS_NAME, "others")]
     assert sum(shown) == pytest.approx(100, abs=0.1 * len(shown) + 0.05)
-    assert _errors(browser) == []
+    assert errors(browser) == []
 
 
 def test_hints_follow_the_player_count_survive_a_reload_and_play_on_a_click(server, browser):
     """Issue #37, item 8: the picker offers the policy of the game's player count, the checkbox
     sits above the panel and stays on after a reload, and a hint row plays its move."""
-    _start(browser, server, players="3")
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    start(browser, server, players="3")
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
     assert Select(browser.find_element(By.ID, "hint-agent")).first_selected_option \
         .get_attribute("value") == "best-3p"
     browser.find_element(By.ID, "hint-on").click()
-    row = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))[0]
+    row = wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))[0]
     box, panel = browser.find_element(By.ID, "hint-box"), browser.find_element(By.ID, "hint")
     assert box.location["y"] < panel.location["y"]  # the switch sits above what it opens
     before = len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)"))
     row.click()
-    _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")) > before)
+    wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")) > before)
     browser.refresh()
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     assert browser.find_element(By.ID, "hint-on").is_selected()
-    assert _errors(browser) == []
+    assert errors(browser) == []
 
 
 def test_the_board_shows_what_a_move_costs_before_the_click(server, browser):
     """Issue #37, item 4: reachable districts say free or 1 llama, in their outline, a visible
     caption and a tooltip."""
-    _start(browser, server, seed="11")
+    start(browser, server, seed="11")
     checked = 0
     for _ in range(40):  # play until a Prince move with both kinds of district
-        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action")
+        wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action")
               or "Game over" in browser.find_element(By.ID, "status").text)
         free = browser.find_elements(By.CSS_SELECTOR, "#board g.clickable.free")
         costly = browser.find_elements(By.CSS_SELECTOR, "#board g.clickable.costly")
@@ -437,23 +342,23 @@ def test_the_board_shows_what_a_move_costs_before_the_click(server, browser):
             break
         browser.find_elements(By.CSS_SELECTOR, "button.action")[0].click()
         time.sleep(0.2)
-    assert checked and _errors(browser) == []
+    assert checked and errors(browser) == []
 
 
 def test_save_a_position_and_open_its_link(server, browser):
-    _start(browser, server, seed="9")
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    start(browser, server, seed="9")
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     browser.find_elements(By.CSS_SELECTOR, "button.action")[0].click()
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action:not([disabled])"))
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action:not([disabled])"))
     moves = browser.find_element(By.ID, "history").text
     browser.find_element(By.ID, "save").click()
-    link = _wait(lambda: browser.find_element(By.ID, "save-link").get_attribute("value"))
+    link = wait(lambda: browser.find_element(By.ID, "save-link").get_attribute("value"))
     assert "#save=" in link
     browser.get(server)  # elsewhere, later: the link opens a new game at that position
     browser.get(link)
-    _wait(lambda: "#game=" in browser.current_url)
-    _wait(lambda: browser.find_element(By.ID, "history").text == moves)
-    assert _errors(browser) == []
+    wait(lambda: "#game=" in browser.current_url)
+    wait(lambda: browser.find_element(By.ID, "history").text == moves)
+    assert errors(browser) == []
 
 
 def _night_redeem_record():
@@ -491,11 +396,11 @@ def test_the_night_redemption_names_the_tile_on_the_board(server, browser):
         headers={"Content-Type": "application/json"})
     state = json.loads(urllib.request.urlopen(request, timeout=60).read())
     browser.get(f"{server}#game={state['id']}")
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     board = browser.find_element(By.CSS_SELECTOR, "#board svg").get_attribute("outerHTML")
     assert f"{tile} (redeeming)" in board
     assert "Redeem the moon tile" in browser.find_element(By.ID, "actions").text
-    assert _errors(browser) == []
+    assert errors(browser) == []
 
 
 def test_opponents_are_picked_from_the_catalogue_with_ratings_and_remembered(server, browser):
@@ -508,7 +413,7 @@ def test_opponents_are_picked_from_the_catalogue_with_ratings_and_remembered(ser
     from machu_env.agents.catalogue import catalogue
 
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
     Select(browser.find_element(By.ID, "players")).select_by_value("3")
     selects = browser.find_elements(By.CSS_SELECTOR, "select.opponent")
     assert len(selects) == 2 and not browser.find_elements(By.CSS_SELECTOR, "input.opponent")
@@ -522,226 +427,11 @@ def test_opponents_are_picked_from_the_catalogue_with_ratings_and_remembered(ser
                    in text for _, text in options), name
     Select(selects[1]).select_by_value("builder")
     browser.refresh()
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
     Select(browser.find_element(By.ID, "players")).select_by_value("3")
     kept = browser.find_elements(By.CSS_SELECTOR, "select.opponent")
     assert [Select(s).first_selected_option.get_attribute("value") for s in kept] \
         == ["best-3p", "builder"]
-    assert _errors(browser) == []
+    assert errors(browser) == []
 
 
-# --- round 3: take-back, confirm, the Sun Clock picker, idle moves, rules, replay, end table ---
-
-def _record_where(found, players=2, games=300):
-    """A random game's record and the first decision index at which ``found(game)`` holds
-    (player 0 to decide), for a branch that starts there."""
-    import random
-
-    from machu_env import Game
-    from machu_env.core.records import game_record
-
-    for seed in range(games):
-        game, rnd, at = Game(players, seed=seed), random.Random(seed), None
-        while not game.is_over:
-            if at is None and game.current_player == 0 and found(game):
-                at = len(game.history)
-            game.play(rnd.choice(game.legal_action_ids()))
-        if at is not None:
-            return game_record(game, ["random"] * players), at
-    raise AssertionError("no such position in the random games")
-
-
-def _open_branch(server, browser, record, at, players=2):
-    import json
-    import urllib.request
-
-    request = urllib.request.Request(server + "api/games", method="POST", data=json.dumps(
-        {"record": record, "at": at, "seat": 0, "opponents": ["random"] * (players - 1)})
-        .encode(), headers={"Content-Type": "application/json"})
-    state = json.loads(urllib.request.urlopen(request, timeout=60).read())
-    browser.get(f"{server}#game={state['id']}")
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#actions button"))
-    return state
-
-
-def _moves(browser) -> int:
-    return len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)"))
-
-
-def test_take_back_within_the_turn_and_confirm_moves_kept_on_reload(server, browser):
-    _start(browser, server, seed="4")
-    took = False
-    for _ in range(80):  # click the first move until one leaves the turn open: take it back
-        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action:not([disabled])"))
-        before, buttons = _moves(browser), browser.find_element(By.ID, "actions").text
-        browser.find_element(By.CSS_SELECTOR, "button.action:not([disabled])").click()
-        _wait(lambda before=before: _moves(browser) > before)
-        back = browser.find_element(By.ID, "take-back")
-        if back.is_displayed():
-            back.click()
-            _wait(lambda before=before: _moves(browser) == before)
-            assert browser.find_element(By.ID, "actions").text == buttons
-            took = True
-            break
-    assert took
-    box = browser.find_element(By.ID, "confirm-on")
-    assert not box.is_selected()  # (a mouse: off by default; touch screens: on)
-    if not box.is_displayed():  # (a setting of the New game form, folded during a game)
-        browser.find_element(By.CSS_SELECTOR, "#setup-box summary").click()
-    box.click()
-    before = _moves(browser)
-    browser.find_element(By.CSS_SELECTOR, "button.action:not([disabled])").click()
-    bar = _wait(lambda: [b for b in browser.find_elements(By.ID, "confirm-bar")
-                         if b.is_displayed()])[0]
-    assert bar.find_element(By.ID, "confirm-what").text and _moves(browser) == before
-    browser.find_element(By.ID, "confirm-no").click()
-    assert not bar.is_displayed() and _moves(browser) == before
-    browser.find_element(By.CSS_SELECTOR, "button.action:not([disabled])").click()
-    browser.find_element(By.ID, "confirm-yes").click()
-    _wait(lambda: _moves(browser) > before)
-    browser.refresh()
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
-    assert browser.find_element(By.ID, "confirm-on").is_selected()
-    assert _errors(browser) == []
-
-
-def test_the_sun_clock_picker_takes_exactly_three_different_goods(server, browser):
-    record, at = _record_where(lambda g: g.decision == "take" and len(g.legal_actions()) > 3)
-    _open_branch(server, browser, record, at)
-    picker = browser.find_element(By.CSS_SELECTOR, "#actions fieldset.picker")
-    assert "tick exactly three" in picker.text
-    boxes = picker.find_elements(By.CSS_SELECTOR, "input[type=checkbox]")
-    ticked = [b for b in boxes if b.is_selected()]
-    assert len(ticked) == 3 and all(not b.is_enabled() for b in boxes if not b.is_selected())
-    ticked[0].click()
-    submit = picker.find_element(By.CSS_SELECTOR, "button.pick")
-    assert not submit.is_enabled() and "choose exactly three" in submit.text \
-        and "(2 chosen)" in submit.text
-    assert all(b.is_enabled() for b in boxes)
-    ticked[0].click()
-    assert submit.is_enabled() and submit.text.startswith("take ")
-    assert _errors(browser) == []
-
-
-def test_a_move_to_a_district_that_already_worked_today_says_so(server, browser):
-    from machu_env.rules.data import DISTRICTS
-
-    def idle_move(game):
-        bonus = game.view(None)["bonus"]
-        return game.decision == "move" and any(
-            a.split()[0] == "move" and a.split()[1] in DISTRICTS[:9] and bonus[a.split()[1]] == 0
-            for a in game.legal_actions())
-    record, at = _record_where(idle_move)
-    _open_branch(server, browser, record, at)
-    idle = browser.find_elements(By.CSS_SELECTOR, "#actions button.idle")
-    assert idle and all("done today" in b.text for b in idle)
-    assert all("already worked today" in b.get_attribute("title") for b in idle)
-    others = [b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button.action")
-              if "idle" not in b.get_attribute("class")]
-    assert others and not any("done today" in b.text for b in others)
-
-
-def test_the_rules_panel_and_district_descriptions_on_tap(server, browser):
-    _start(browser, server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
-    browser.find_element(By.ID, "rules-open").click()
-    panel = browser.find_element(By.ID, "rules-panel")
-    assert panel.is_displayed() and "Spanish conquest" in panel.text
-    assert len(panel.find_elements(By.CSS_SELECTOR, "#district-list li")) == 15
-    browser.find_element(By.ID, "rules-close").click()
-    assert not panel.is_displayed()
-    plain = [g for g in browser.find_elements(By.CSS_SELECTOR, "#board svg g[id]")
-             if "clickable" not in (g.get_attribute("class") or "")
-             and g.get_attribute("id") == "house_of_virgins"]
-    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', "
-                           "{bubbles: true}))", plain[0])
-    info = browser.find_element(By.ID, "district-info")
-    assert info.is_displayed() and info.text.startswith("House of Virgins")
-
-
-def test_a_three_player_game_says_why_it_starts_on_day_two(server, browser):
-    _start(browser, server, players="3")
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
-    assert "3-player games start on day 2" in browser.find_element(By.ID, "clock").text
-
-
-def test_your_last_turn_of_the_day_is_announced(server, browser):
-    def last_turn(game):
-        v = game.view("public")
-        return game.decision == "move" and v["sun_player"] not in (None, 0) and game.day < 9
-    record, at = _record_where(last_turn)
-    _open_branch(server, browser, record, at)
-    assert "your last turn of the day" in browser.find_element(By.ID, "status").text
-    assert "last turns of the day" in browser.find_element(By.ID, "clock").text
-
-
-def test_the_replay_clock_follows_the_position_with_day_headings_on_a_phone(server, browser,
-                                                                            tmp_path):
-    import json
-    import random
-
-    from machu_env import Game
-    from machu_env.core.records import game_record
-
-    game, rnd = Game(2, seed=3), random.Random(3)
-    while not game.is_over:
-        game.play(rnd.choice(game.legal_action_ids()))
-    path = tmp_path / "game.json"
-    path.write_text(json.dumps(game_record(game, ["gold", "random"])))
-    browser.set_window_size(390, 844)
-    browser.get(server)
-    _ready(browser)
-    browser.find_element(By.ID, "record-file").send_keys(str(path))
-    _wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#history li.day")) >= 8
-    slider = browser.find_element(By.ID, "r-slider")
-    browser.execute_script("arguments[0].value = 60; arguments[0].dispatchEvent("
-                           "new Event('input'))", slider)
-    day = browser.find_element(By.ID, "r-said").text.split(" · ")[0]  # "day 3"
-    assert browser.find_element(By.ID, "clock").text.startswith(f"Day {day.split()[1]} of 9")
-    browser.find_element(By.ID, "r-next").click()
-    said = browser.find_element(By.ID, "r-said")
-    bottom = browser.execute_script("return arguments[0].getBoundingClientRect().bottom", said)
-    assert said.text and bottom <= browser.execute_script("return innerHeight")
-    assert _errors(browser) == []
-
-
-def test_the_end_table_breaks_no_word(server, browser):
-    browser.set_window_size(390, 844)
-    _start(browser, server, players="5", seat="watch")
-    speed = browser.find_element(By.ID, "w-speed")
-    browser.execute_script("arguments[0].value = arguments[0].max; arguments[0].oninput()",
-                           speed)
-    _wait(lambda: browser.find_element(By.ID, "final").is_displayed(), 240)
-    pieces = browser.find_elements(By.CSS_SELECTOR, "#final .nb")
-    assert pieces
-    lines = browser.execute_script(
-        "return arguments[0].map((e) => e.getClientRects().length)", pieces)
-    assert set(lines) == {1}, lines  # "condor 5", "potter 6": never split over two lines
-    width = browser.execute_script("return document.documentElement.scrollWidth")
-    assert width <= browser.execute_script("return innerWidth")
-
-
-def test_every_target_on_a_phone_is_at_least_44_pixels(server, browser):
-    """At 390x844 every control a finger uses is at least 44x44 px (a checkbox's label, which
-    toggles it, counts as its target): the new-game form, the moves, the hints, the replay."""
-    browser.set_window_size(390, 844)
-    _start(browser, server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
-    browser.find_element(By.ID, "hint-on").click()
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
-    browser.find_element(By.ID, "setup-box").click()  # (the summary: open the form again)
-    small = browser.execute_script("""
-      const out = [];
-      const seen = (e) => e.offsetParent !== null || e.tagName === "SUMMARY";
-      const targets = [...document.querySelectorAll(
-        "button, select, input, summary, a, #hint tr.hint-row")].filter(seen);
-      for (const e of targets) {
-        const t = e.type === "checkbox" ? e.closest("label") || e : e;
-        const r = t.getBoundingClientRect();
-        if (r.width < 44 || r.height < 44)
-          out.push(`${e.tagName}#${e.id}.${e.className}: ` +
-                   `${r.width.toFixed(0)}x${r.height.toFixed(0)}`);
-      }
-      return out;""")
-    assert small == [], small

@@ -37,8 +37,9 @@ def table(sweep: Path) -> str:
              "probe sampled: win, margin |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         a, s = r["probe_argmax"], r["probe_sampled"]
-        lines.append(f"| {r['run']} | {r['clip_range']} | {r['ent_coef']} | {r['vs_ppo-2p-race']:.1%} | "
-                     f"{r['vs_gold']:.1%} | {a['win_share']:.1%}, {a['margin']:+.1f} | "
+        lines.append(f"| {r['run']} | {r['clip_range']} | {r['ent_coef']} | "
+                     f"{r['vs_ppo-2p-race']:.1%} | {r['vs_gold']:.1%} | "
+                     f"{a['win_share']:.1%}, {a['margin']:+.1f} | "
                      f"{s['win_share']:.1%}, {s['margin']:+.1f} |")
     return "\n".join(lines)
 
