@@ -4,8 +4,9 @@
 
 Starts ``machu serve`` on a free port of 127.0.0.1, starts a 3-player game against ``ppo-3p``
 and ``gold`` (seed 21), plays its first moves by clicking the first button, opens the hints and
-captures the page at 1280x720 (``docs/img/web_app.png``) and at 390x844
-(``docs/img/web_phone.png``). Needs the ``web`` and ``dev`` extras and ``chromium`` with
+captures the page at 1280x720 with the hints open (``docs/img/web_app.png``) and on a 390x844
+phone viewport as the page leaves it for the decision (``docs/img/web_phone.png``: the board
+brought to the decision, your goods and the others' moves beside it). Needs the ``web`` and ``dev`` extras and ``chromium`` with
 ``chromium-driver``.
 """
 
@@ -54,7 +55,10 @@ def _server() -> tuple[subprocess.Popen, str]:
 
 
 def shoot(browser, url: str, width: int, height: int, path: Path, moves: int = 6) -> None:
+    phone = width < 500
     browser.set_window_size(width, height)
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone})
     browser.get(url)
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
     Select(browser.find_element(By.ID, "players")).select_by_value("3")
@@ -68,10 +72,12 @@ def shoot(browser, url: str, width: int, height: int, path: Path, moves: int = 6
         browser.execute_script("arguments[0].click()", button)
         time.sleep(0.4)
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
-    if not browser.find_element(By.ID, "hint-on").is_selected():
-        browser.find_element(By.ID, "hint-on").click()
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
-    browser.execute_script("window.scrollTo(0, 0)")
+    if not phone:
+        if not browser.find_element(By.ID, "hint-on").is_selected():
+            browser.find_element(By.ID, "hint-on").click()
+        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
+        browser.execute_script("window.scrollTo(0, 0)")
+    time.sleep(0.5)
     browser.save_screenshot(str(path))
     print(f"wrote {path}")
 

@@ -189,3 +189,23 @@ def test_every_target_on_a_phone_is_at_least_44_pixels(server, browser):
       }
       return out;""")
     assert small == [], small
+
+
+def test_the_hint_table_fits_its_panel_on_a_laptop(server, browser):
+    """At 1280x720 a long move's words wrap inside the hint table: nothing runs past the
+    panel or widens the page."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False})
+    start(browser, server, seed="7")
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+    browser.find_element(By.ID, "hint-on").click()
+    for _ in range(3):  # to a Prince's move: the longest words
+        wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
+        browser.find_elements(By.CSS_SELECTOR, "button.action")[0].click()
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
+    right, side, page = browser.execute_script(
+        "return [document.querySelector('#hint table').getBoundingClientRect().right, "
+        "document.getElementById('side').getBoundingClientRect().right, "
+        "document.documentElement.scrollWidth]")
+    assert right <= side + 1 and page <= 1280
+    assert errors(browser) == []
