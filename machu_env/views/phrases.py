@@ -74,3 +74,21 @@ def say(action: str) -> str:
     }
     phrase = phrases.get(verb)
     return phrase() if phrase is not None and rest is not None else action
+
+
+# the phrases' verbs as the player themselves reads them ("You put your first Inca ...")
+_YOU = {"puts": "put", "moves": "move", "stays": "stay", "produces": "produce",
+        "sacrifices": "sacrifice", "offers": "offer", "places": "place", "is": "are",
+        "acquires": "acquire", "passes": "pass", "keeps": "keep", "adds": "add",
+        "removes": "remove", "buys": "buy", "sells": "sell", "returns": "return",
+        "redeems": "redeem", "forgoes": "forgo", "takes": "take"}  # fmt: skip
+
+
+def say_you(action: str) -> str:
+    """``say`` in the second person, for the player's own decisions: "put your first Inca in
+    the Llama Meadow", "are done"."""
+    verb, _, rest = say(action).partition(" ")
+    if verb not in _YOU:
+        return say(action)
+    return f"{_YOU[verb]} {rest}".replace(" its ", " your ").replace(" and takes ", " and take ")
+

@@ -17,7 +17,7 @@ from machu_env.core.positions import redealt
 from machu_env.engine.observation import OBS_SIZE, RACE_SEAT_SIZE
 from machu_env.rules.actions import visible_notation
 from machu_env.rules.data import LAST_DAY
-from machu_env.views.phrases import DECISION_WORDS, HEADINGS, say
+from machu_env.views.phrases import DECISION_WORDS, HEADINGS, say, say_you
 from machu_env.views.svg import NIGHT_DECISIONS, board_svg
 from machu_env.web.catalog import AgentCatalog
 from machu_env.web.context import focus, you
@@ -150,7 +150,7 @@ class Session:
             "svg": board_svg(game, viewer, self._last_other(viewer)),
             "legal": self._legal() if your_turn else [],
             "history": [{"player": p, "agent": self.names[p], "day": d, "action": shown,
-                         "says": say(shown)}
+                         "says": say_you(shown) if p == seat else say(shown)}
                         for (p, a), d in zip(game.history, self.days, strict=True)
                         for shown in [visible_notation(a, p, seat if seat is not None
                                                        else "public")]],

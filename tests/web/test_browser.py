@@ -98,7 +98,10 @@ def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, t
     items = browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")
     moves = [li.get_attribute("data-action") for li in items]  # the notation; the text says it
     assert len(moves) >= 2 and moves[0] == game.history[0][1]
-    assert "puts its first Inca in the" in items[0].text  # in a player's words
+    # in a player's words, yours in the second person (you play seat 0 of the branch)
+    texts = [li.text for li in items[:2]]
+    assert any(t.startswith("You (P0) put your first Inca in the") for t in texts), texts
+    assert any(t.startswith("P1 (") and "puts its first Inca in the" in t for t in texts)
 
 
 def test_a_page_on_another_origin_cannot_play_or_start_games(server, browser, tmp_path):
