@@ -3,11 +3,11 @@
     python docs/make_screenshots.py
 
 Starts ``machu serve`` on a free port of 127.0.0.1, starts a 3-player game against ``ppo-3p``
-and ``gold`` (seed 21), plays its first moves by clicking the first button, opens the hints and
-captures the page at 1280x720 with the hints open (``docs/img/web_app.png``) and on a 390x844
-phone viewport as the page leaves it for the decision (``docs/img/web_phone.png``: the board
-brought to the decision, your goods and the others' moves beside it). Needs the ``web`` and ``dev`` extras and ``chromium`` with
-``chromium-driver``.
+and ``gold`` (seed 21), plays its first moves by clicking the first button and captures the
+page at 1280x720 with the hints open (``docs/img/web_app.png``) and on a 390x844 phone viewport
+as the page leaves it for the decision (``docs/img/web_phone.png``: the board brought to the
+decision, your goods and the others' moves beside it). Needs the ``web`` and ``dev`` extras
+and ``chromium`` with ``chromium-driver``.
 """
 
 from __future__ import annotations
