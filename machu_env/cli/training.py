@@ -152,6 +152,8 @@ def exploit(
     n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
     n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
     batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
+    n_epochs: int = typer.Option(4, min=1, max=50, help="PPO epochs per rollout (4: every "
+                                 "published probe; fewer: a faster probe, see docs/probing.md)"),
     trust_pickle: bool = typer.Option(False, help="allow an sb3 .zip policy (runs pickled "
                                       "code)"),
     ray: str = typer.Option(None, metavar="[ADDRESS]", help="play the evaluation games as Ray "
@@ -188,7 +190,7 @@ def exploit(
         raise typer.BadParameter(f"reward must be win or score, got {reward!r}",
                                  param_hint="--reward")
     settings = PPOSettings(n_envs=n_envs, n_steps=n_steps, batch_size=batch_size,
-                           precision=precision, cut_as_loss=cut_as_loss)
+                           n_epochs=n_epochs, precision=precision, cut_as_loss=cut_as_loss)
     try:
         settings.check()
     except ValueError as e:

@@ -283,11 +283,16 @@ def test_machu_exploit_reports_bad_input_in_one_line(tmp_path):
     assert r.exit_code == 2 and "needs a trained policy" in r.output
     r = runner.invoke(app, ["exploit", "--agent", "gold", "--reward", "elo"])
     assert r.exit_code == 2 and "reward must be win or score" in r.output
+    r = runner.invoke(app, ["exploit", "--agent", "gold", "--n-epochs", "0"])
+    assert r.exit_code == 2 and "--n-epochs" in r.output
+    assert "greater than or equal to 1" in r.output
     r = runner.invoke(app, ["exploit", "--agent", "random", "--steps", "512", "--n-envs", "16",
                             "--n-steps", "32", "--batch-size", "256", "--eval-games", "10",
-                            "--cut-as-loss", "--reward", "score", "--out", str(tmp_path / "x")])
+                            "--n-epochs", "1", "--cut-as-loss", "--reward", "score",
+                            "--out", str(tmp_path / "x")])
     assert r.exit_code == 0, r.output[-2000:]
     summary = json.loads((tmp_path / "x" / "summary.json").read_text())
     assert summary["eval_games"] == 10 and summary["cut_as_loss"] is True
+    assert summary["n_epochs"] == 1
     assert summary["reward"] == "score"
     assert 0 <= summary["cut_share"] <= 1
