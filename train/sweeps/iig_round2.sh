@@ -4,8 +4,8 @@
 #    seed (102, argmax) and sampled at temperature 1 (seeds 100 and 102); each exploiter's games
 #    read with `machu analyze`; 1,000 games against ppo-2p-race and against gold.
 # 2. Three variants of its recipe (clip 0.1, entropy 0.01), each screened like the first round:
-#    `frozen`: the exploiters of the gold-race rounds (v4-v7, both seeds) and the candidate's own
-#    in the pool; `magnet`: a KL of 0.05 toward a magnet reset every 20 updates; `long`: the
+#    `frozen`: the candidate's four exploiters and those of gold-race rounds v4 and v5 (both
+#    seeds) in the pool; `magnet`: a KL of 0.05 toward a magnet reset every 20 updates; `long`: the
 #    candidate trained 2M steps further (3M in all).
 #   usage: iig_round2.sh [CANDIDATE_RUN (runs/iig_2p/clip0.1_ent0.01)] [OUT (runs/iig_2p)]
 #   THREADS=... (default 1)
@@ -34,8 +34,11 @@ for rival in ppo-2p-race gold; do
 done
 
 race=train/results/race
-frozen="policy:$cand/full_probe_argmax/exploiter.safetensors"
-for r in v4 v5 v6 v7; do
+frozen="policy:$cand/full_probe_argmax/exploiter.safetensors"  # the candidate's four exploiters
+for p in full_probe_argmax_s102 full_probe_sampled_s100 full_probe_sampled_s102; do
+  frozen="$frozen,policy:$cand/$p/exploiter.safetensors"
+done
+for r in v4 v5; do  # (the v6 and v7 rounds' exploiters read another observation size)
   for s in 100 102; do frozen="$frozen,policy:$race/race_${r}_s$s/exploiter.safetensors"; done
 done
 variant() {  # variant NAME INIT STEPS FLAGS...
