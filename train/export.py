@@ -20,8 +20,10 @@ MAX_BYTES = 5 * 1024 * 1024  # the shipped agents' size limit
 
 
 def export_policy(source: str | Path, target: str | Path, trust_pickle: bool = False,
-                  note: str | None = None) -> Path:
-    """Write ``source``'s policy to ``target`` as an agent file; returns ``target``."""
+                  note: str | None = None, temperature: float | None = None) -> Path:
+    """Write ``source``'s policy to ``target`` as an agent file; returns ``target``.
+    ``temperature``: how the agent plays, stored as the file's ``play`` (0: the most probable
+    legal action; T > 0: sampled from softmax(logits / T)); None: no entry (argmax)."""
     source, target = Path(source), Path(target)
     if target.suffix != F.SUFFIX:
         raise ValueError(f"the agent file must end in {F.SUFFIX}, got {target}")
@@ -39,7 +41,10 @@ def export_policy(source: str | Path, target: str | Path, trust_pickle: bool = F
         info = {**info, "source": source.name}
     if note:
         info["note"] = note
-    return F.save(target, tensors, config, info)
+    play = None  # (checked before anything is written)
+    if temperature is not None:
+        play = {"temperature": F.check_play({"temperature": temperature}, str(target))}
+    return F.save(target, tensors, config, info, play=play)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -51,9 +56,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--trust-pickle", action="store_true",
                     help="allow reading an sb3 .zip (unpickling can run code)")
     ap.add_argument("--note", help="a note stored in the file's metadata")
+    ap.add_argument("--play-temperature", type=float, default=None, metavar="T",
+                    help="how the agent plays, in its metadata: 0 argmax, T in [0.01, 100] "
+                    "sampled at temperature T (default: no entry, argmax)")
     args = ap.parse_args(argv)
     try:
-        path = export_policy(args.source, args.target, args.trust_pickle, args.note)
+        path = export_policy(args.source, args.target, args.trust_pickle, args.note,
+                             args.play_temperature)
     except ValueError as e:
         raise SystemExit(f"export: error: {e}") from None
     size = path.stat().st_size

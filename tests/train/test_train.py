@@ -320,6 +320,17 @@ def test_export_writes_an_agent_file_and_converts_zips_only_when_trusted(tmp_pat
     with pytest.raises(ValueError, match="must end in .safetensors"):
         export_policy(target, tmp_path / "y.zip")
     assert not (tmp_path / "y.safetensors").exists()
+    # the play mode goes into the metadata: the catalogue and the agent read it
+    from machu_env.agents.catalogue import _file_facts
+
+    argmax = export_policy(target, tmp_path / "argmax.safetensors", temperature=0)
+    assert _file_facts(argmax)["play"] == "argmax"
+    assert make_agent(f"policy:{argmax}").temperature == 0
+    warm = export_policy(target, tmp_path / "warm.safetensors", temperature=0.5)
+    assert _file_facts(warm)["play"] == "sampled, temperature 0.5"
+    with pytest.raises(ValueError, match="play must be"):
+        export_policy(target, tmp_path / "bad.safetensors", temperature=-1)
+    assert not (tmp_path / "bad.safetensors").exists()
 
 
 # --- the command ----------------------------------------------------------------------------------
