@@ -54,7 +54,8 @@ COMMANDS = [c for _, _, commands in BLOCKS for c in commands]
 
 def _smaller(command: str) -> str:
     """The command with every size of ``SMALLER`` divided (and a fresh ``machu train`` run's
-    imitation of gold, 2,000 games by default, down to 50 games)."""
+    imitation of gold, 2,000 games by default, down to 50 games; a run that would go on until
+    ``--stop-at`` is met, 2,000 steps: on a loaded machine it could take minutes)."""
     words = shlex.split(command)
     for i, word in enumerate(words[:-1]):
         if word in SMALLER and words[i + 1].isdigit():
@@ -62,6 +63,9 @@ def _smaller(command: str) -> str:
     for i, word in enumerate(words[:-1]):
         if word == "machu" and words[i + 1] == "train" and "--imitate-games" not in words:
             words[i + 2:i + 2] = ["--imitate-games", "50"]
+        if word == "machu" and words[i + 1] == "train" and "--timesteps" not in words \
+                and "--resume" not in words:  # a run until --stop-at: as long as a 10M run
+            words[i + 2:i + 2] = ["--timesteps", str(10_000_000 // SMALLER["--timesteps"])]
     return shlex.join(words)
 
 

@@ -4,7 +4,7 @@ player count (OpenSkill ordinal; the agents trained for that count, the neighbou
 players, and the heuristics), then write them into the catalogue with the date, the command and
 the machine.
 
-    python train/sweeps/catalogue_figures.py [--games 1000] [--out runs/catalogue]
+    python train/sweeps/catalogue_figures.py [--games 1000] [--out runs/catalogue] [--players N]
 
 Results: ``train/results/catalogue/`` (each tournament's summary.json); the table of
 docs/agents.md is rewritten from the catalogue."""
@@ -23,7 +23,7 @@ from machu_env.agents import catalogue as cat
 from machu_env.benchmarks.machine import describe
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = {2: "ppo-2p-race,ppo-2p,ppo-2p-v2,ppo-2p-v1,gold,builder,random",
+TABLES = {2: "ppo-2p-reg,ppo-2p-race,ppo-2p,ppo-2p-v2,ppo-2p-v1,gold,builder,random",
           3: "ppo-3p-race,ppo-3p,ppo-3p-v1,gold,builder,random",
           4: "ppo-4p,ppo-5p,ppo-3p,gold,builder,random",
           5: "ppo-5p,ppo-4p,ppo-3p,gold,builder,random"}
@@ -42,13 +42,15 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--out", type=Path, default=Path("runs/catalogue"))
+    p.add_argument("--players", type=int, default=0, help="only this player count's agents "
+                   "and rating table (0: all)")
     a = p.parse_args()
     data = json.loads(cat.CATALOGUE.read_text())
     today = datetime.date.today().isoformat()
     cpu = describe()["cpu"]
     keep = ROOT / "train" / "results" / "catalogue"
     keep.mkdir(parents=True, exist_ok=True)
-    for row in cat.catalogue():
+    for row in cat.catalogue(a.players or None):
         name, players = row["name"], row["players"]
         command, s = tournament(",".join([name] + ["gold"] * (players - 1)), players, a.games,
                                 a.out / f"{name}_vs_gold")
@@ -59,6 +61,8 @@ def main() -> None:
         (keep / f"{name}_vs_gold.json").write_text(json.dumps(s, indent=1))
         print(name, "vs gold", share, flush=True)
     for players, agents in TABLES.items():
+        if a.players and players != a.players:
+            continue
         command, s = tournament(agents, players, a.games, a.out / f"rating_{players}p")
         (keep / f"rating_{players}p.json").write_text(json.dumps(s, indent=1))
         for r in s["agents"]:
