@@ -21,7 +21,8 @@ from selenium.webdriver.support.ui import Select  # noqa: E402
 # what the engine calls things, never what a player reads: snake_case names (potters_quarter,
 # market_adjust), goods joined without a space (llama,pottery), and the notation's own verbs
 ENGINE_WORDS = re.compile(r"\b[a-z]+_[a-z_]+\b|\b(corn|llama|coca|pottery|cloth),[a-z]"
-                          r"|\bsunclock\b|\bforgo \w|\bmove [a-z]+_")
+                          r"|\bsunclock\b|\bforgo (corn|llama|coca|pottery|cloth|trail[23])\b"
+                          r"|\bmove [a-z]+_")
 
 TEXTS = """return [...(function* walk(n) {
   for (const c of n.childNodes) {
