@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import os
 import platform
 from pathlib import Path
 
@@ -19,7 +20,8 @@ def cpu_model() -> str:
 
 
 def describe() -> dict:
-    """Date, CPU, architecture, Python, numba and (when installed) torch versions and threads."""
+    """Date, CPU, architecture, Python, numba and (when installed) torch versions and threads,
+    and the CUDA GPU's name where torch sees one."""
     import numba
 
     info = {"date": datetime.date.today().isoformat(), "cpu": cpu_model(),
@@ -33,5 +35,8 @@ def describe() -> dict:
     info["numba"] = numba.__version__
     if torch is not None:
         info["torch_threads"] = torch.get_num_threads()
+        if torch.cuda.is_available():
+            info["gpu"] = torch.cuda.get_device_name(0)
     info["numba_threads"] = numba.get_num_threads()
+    info["cpu_cores"] = os.cpu_count()
     return info
