@@ -12,6 +12,11 @@ File layout (``<name>.safetensors``): the tensors of an actor-critic MLP, named 
     config  {"obs_size": 377, "num_actions": 157, "pi": [256, 256], "vf": [256, 256],
              "activation": "tanh"}
     info    free JSON about the training run (players, steps, command, ...)
+
+A config may also hold ``"shared": [256, 256]``: a trunk of layers (``mlp_extractor.shared_net.*``)
+that the policy and the value heads both read, each head then adding its own ``pi``/``vf``
+layers (none at all is allowed then: ``"pi": [], "vf": []``, the heads are the two linear
+outputs). Without the key (every file written before it existed) the two MLPs are separate.
     play    (optional) how the agent plays, {"temperature": T}: T = 0 (the default when the key
             is absent) plays the most probable legal action (the first of equal maxima);
             T > 0 samples from softmax(logits / T) over the legal actions (T = 1: the policy as
@@ -43,10 +48,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from pathlib import Path
 from typing import Any
 
+from machu_env.agents.policy_net import (  # noqa: F401  (the networks, re-exported)
+    _torch_module,
+    build_net,
+    head_input,
+    head_width,
+    net_config,
+    new_net,
+    observation_version,
+    widen_input,
+)
 from machu_env.engine.observation import OBS_SIZE, OBS_SIZES, OBS_V2_SIZE, OBS_V3_SIZE
 from machu_env.rules.actions import NUM_ACTIONS
 
@@ -100,32 +114,37 @@ def check_config(config: Any, where: str) -> dict[str, Any]:
                          f"values and {config.get('num_actions')} actions; machu-env has "
                          f"{OBS_SIZE} (observation v1), {OBS_V2_SIZE} (v2) or {OBS_V3_SIZE} (v3) "
                          f"and {NUM_ACTIONS}")
-    for head in ("pi", "vf"):
-        sizes = config.get(head)
-        ok = (isinstance(sizes, list) and 1 <= len(sizes) <= MAX_LAYERS
+    shared = config.get("shared", [])
+    for head in ("shared", "pi", "vf"):
+        sizes = config.get(head, [])
+        fewest = 0 if head == "shared" or shared else 1
+        ok = (isinstance(sizes, list) and fewest <= len(sizes) <= MAX_LAYERS
               and all(isinstance(s, int) and not isinstance(s, bool) and 1 <= s <= MAX_WIDTH
                       for s in sizes))
         if not ok:
-            raise ValueError(f"{where}: config[{head!r}] must list 1..{MAX_LAYERS} layer sizes "
-                             f"in 1..{MAX_WIDTH}, got {sizes!r}")
+            raise ValueError(f"{where}: config[{head!r}] must list {fewest}..{MAX_LAYERS} layer "
+                             f"sizes in 1..{MAX_WIDTH}, got {sizes!r}")
     if config.get("activation") not in ACTIVATIONS:
         raise ValueError(f"{where}: activation must be one of {ACTIVATIONS}, got "
                          f"{config.get('activation')!r}")
-    return {k: config[k] for k in ("obs_size", "num_actions", "pi", "vf", "activation")}
+    checked = {k: config[k] for k in ("obs_size", "num_actions", "pi", "vf", "activation")}
+    if shared:
+        checked["shared"] = list(shared)
+    return checked
 
 
 def expected_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     """Tensor name -> shape of a network with this config (sb3's names)."""
     shapes: dict[str, tuple[int, ...]] = {}
-    for head, net in (("pi", "policy_net"), ("vf", "value_net")):
-        width = config["obs_size"]
-        for k, size in enumerate(config[head]):
+    for head, net in (("shared", "shared_net"), ("pi", "policy_net"), ("vf", "value_net")):
+        width = config["obs_size"] if head == "shared" else head_input(config)
+        for k, size in enumerate(config.get(head, [])):
             shapes[f"mlp_extractor.{net}.{2 * k}.weight"] = (size, width)
             shapes[f"mlp_extractor.{net}.{2 * k}.bias"] = (size,)
             width = size
-    shapes["action_net.weight"] = (config["num_actions"], config["pi"][-1])
+    shapes["action_net.weight"] = (config["num_actions"], head_width(config, "pi"))
     shapes["action_net.bias"] = (config["num_actions"],)
-    shapes["value_net.weight"] = (1, config["vf"][-1])
+    shapes["value_net.weight"] = (1, head_width(config, "vf"))
     shapes["value_net.bias"] = (1,)
     return shapes
 
@@ -337,104 +356,3 @@ def load_sb3_zip(path: str | Path, trust_pickle: bool = False, device: str = "cp
         return MaskablePPO.load(str(path), device=device)
     except Exception as e:  # SB3 raises many kinds for a file that is not a checkpoint
         raise ValueError(f"{path} is not a MaskablePPO checkpoint ({e})") from None
-
-
-def _torch_module():
-    import torch
-
-    class PolicyNet(torch.nn.Module):
-        """The actor-critic MLP of a policy file (sb3's layer names, so its weights load
-        as saved)."""
-
-        def __init__(self, config: dict[str, Any]) -> None:
-            super().__init__()
-            act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[config["activation"]]
-
-            def mlp(sizes: list[int]) -> torch.nn.Sequential:
-                layers, width = [], config["obs_size"]
-                for size in sizes:
-                    layers += [torch.nn.Linear(width, size), act()]
-                    width = size
-                return torch.nn.Sequential(*layers)
-
-            self.mlp_extractor = torch.nn.Module()
-            self.mlp_extractor.policy_net = mlp(config["pi"])
-            self.mlp_extractor.value_net = mlp(config["vf"])
-            self.action_net = torch.nn.Linear(config["pi"][-1], config["num_actions"])
-            self.value_net = torch.nn.Linear(config["vf"][-1], 1)
-            self.config = config
-
-        def forward(self, obs):
-            """(logits, values) for a batch of observations."""
-            logits = self.action_net(self.mlp_extractor.policy_net(obs))
-            return logits, self.value_net(self.mlp_extractor.value_net(obs))
-
-        def probabilities(self, obs, masks, temperature: float = 1.0):
-            """The masked policy's action probabilities: softmax(logits / temperature) over
-            the legal actions (a temperature > 0; the illegal logits are set to -inf after
-            the scaling, ``masking.masked_probabilities``, so no weights can make an illegal
-            action likely)."""
-            from machu_env.agents.masking import masked_probabilities
-
-            logits = self.action_net(self.mlp_extractor.policy_net(obs))
-            return masked_probabilities(logits, masks, temperature)
-
-    return PolicyNet
-
-
-def observation_version(config: dict[str, Any]) -> int:
-    """The observation version a policy of this config reads (1 or 2), from its input size."""
-    return next(v for v, size in OBS_SIZES.items() if size == config["obs_size"])
-
-
-def net_config(layers: list[int], activation: str = "tanh",
-               observation: int = 1) -> dict[str, Any]:
-    return {"obs_size": OBS_SIZES[observation], "num_actions": NUM_ACTIONS, "pi": list(layers),
-            "vf": list(layers), "activation": activation}
-
-
-def new_net(config: dict[str, Any], seed: int):
-    """A freshly initialised ``PolicyNet`` (sb3's orthogonal initialisation)."""
-    import torch
-
-    torch.manual_seed(int(seed))
-    net = _torch_module()(config)
-    for module, gain in ((net.mlp_extractor.policy_net, math.sqrt(2)),
-                         (net.mlp_extractor.value_net, math.sqrt(2)),
-                         (net.action_net, 0.01), (net.value_net, 1.0)):
-        for layer in module.modules():
-            if isinstance(layer, torch.nn.Linear):
-                torch.nn.init.orthogonal_(layer.weight, gain=gain)
-                layer.bias.data.fill_(0.0)
-    return net
-
-
-def widen_input(net, observation: int):
-    """A copy of ``net`` that reads the longer observation version ``observation`` (2 or 3 over
-    1 or 2: its first layers get zero weights for the new inputs), so it plays exactly as
-    ``net`` did until training gives the new inputs a use."""
-    import torch
-
-    if isinstance(observation, bool) or observation not in OBS_SIZES:
-        raise ValueError(f"observation must be 1, 2 or 3 (the version), got {observation!r}")
-    config = {**net.config, "obs_size": OBS_SIZES[observation]}
-    if config["obs_size"] < net.config["obs_size"]:
-        raise ValueError("a policy can be widened to a longer observation, not narrowed")
-    wide = _torch_module()(config)
-    state = {k: v.clone() for k, v in net.state_dict().items()}
-    for head in ("policy_net", "value_net"):
-        key = f"mlp_extractor.{head}.0.weight"
-        w = state[key]
-        state[key] = torch.cat([w, torch.zeros(w.shape[0], config["obs_size"] - w.shape[1],
-                                               dtype=w.dtype)], dim=1)
-    wide.load_state_dict(state)
-    return wide
-
-
-def build_net(tensors, config: dict[str, Any]):
-    """A ``PolicyNet`` in eval mode holding ``tensors``."""
-    net = _torch_module()(config)
-    net.load_state_dict(tensors, strict=True)
-    net.eval()
-    net.requires_grad_(False)  # inference only
-    return net

@@ -44,7 +44,7 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         import torch
 
         obs = batch[Columns.OBS]
-        logits = self.net.action_net(self.net.mlp_extractor.policy_net(obs["observations"]))
+        logits = self.net.logits(obs["observations"])
         return torch.where(obs["action_mask"] > 0.5, logits,
                            torch.full_like(logits, MASKED_LOGIT))
 
@@ -56,7 +56,7 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None):
         obs = batch[Columns.OBS]["observations"]
-        return self.net.value_net(self.net.mlp_extractor.value_net(obs)).squeeze(-1)
+        return self.net.values(obs).squeeze(-1)
 
 
 def export_policy(module: MaskedActorCritic, path: str | Path,

@@ -53,11 +53,9 @@ class PolicyBank:
             raise ValueError(f"the bank's networks differ in shape: {sorted(shapes)}")
         self.config = nets[0].config
         self.activation = {"tanh": torch.tanh, "relu": torch.relu}[self.config["activation"]]
-        layers = []
-        for j in range(len(self.config["pi"])):
-            layers.append(self._stack(nets, lambda n, j=j: n.mlp_extractor.policy_net[2 * j]))
-        layers.append(self._stack(nets, lambda n: n.action_net))
-        self.layers = layers
+        depth = len(nets[0].actor_layers())  # (a shared trunk, the policy head, the output)
+        self.layers = [self._stack(nets, lambda n, j=j: n.actor_layers()[j])
+                       for j in range(depth)]
         det = [deterministic] * len(nets) if isinstance(deterministic, bool) else deterministic
         if len(det) != len(nets):
             raise ValueError("give one deterministic flag per network")
@@ -66,6 +64,8 @@ class PolicyBank:
             raise ValueError("give one temperature per network: 0 (argmax) or in [0.01, 100]")
         self.temperatures = torch.tensor([float(t) for t in temps])
         self.deterministic = self.temperatures == 0
+        alike = {float(t) for t in temps}
+        self.uniform_temperature = alike.pop() if len(alike) == 1 else None
         self.nets = list(nets)
         self.weights = None if weights is None else [float(w) for w in weights]
         self.num_policies = len(nets)
@@ -124,6 +124,8 @@ class PolicyBank:
         obs = np.asarray(obs, dtype=np.float32)[:, :self.config["obs_size"]]  # v1 reads a prefix
         logits = self.logits(obs, which)
         mask = torch.from_numpy(np.asarray(masks, dtype=np.bool_))
+        if self.uniform_temperature is not None:  # every member alike: fewer tensor calls,
+            return self._alike(logits, mask)  # the same draws and actions as below
         t = self.temperatures[torch.from_numpy(which)]
         scaled = logits / torch.where(t > 0, t, torch.ones_like(t))[:, None]
         logits = masked_logits(logits, mask)
@@ -132,3 +134,15 @@ class PolicyBank:
         sampled = torch.argmax(scaled - torch.log(-torch.log(u)), dim=1)
         greedy = torch.argmax(logits, dim=1)
         return torch.where(t == 0, greedy, sampled).numpy()
+
+    def _alike(self, logits, mask) -> np.ndarray:
+        """Every member plays at the same temperature T: argmax (T = 0) or Gumbel-max sampling
+        of softmax(logits / T) with the general path's draws (the same actions)."""
+        import torch
+
+        t = self.uniform_temperature
+        if t == 0:  # (no draw: a bank of argmax members never samples)
+            return torch.argmax(masked_logits(logits, mask), dim=1).numpy()
+        scaled = masked_logits(logits if t == 1 else logits / self.temperatures[:1], mask)
+        u = torch.rand(logits.shape, generator=self.generator).clamp_(1e-20, 1.0)
+        return torch.argmax(scaled - torch.log(-torch.log(u)), dim=1).numpy()

@@ -111,16 +111,23 @@ class TrainConfig(PPOSettings):
                              f"got {self.device!r}")
 
     def layers(self) -> list[int]:
+        """The hidden layer sizes of ``net_arch`` (``256,256``, or ``shared:256,256``)."""
         try:
-            sizes = [int(x) for x in self.net_arch.split(",")]
+            sizes = [int(x) for x in self.net_arch.removeprefix("shared:").split(",")]
         except ValueError:
             sizes = []
         if (not sizes or min(sizes) < 1 or max(sizes) > policy_file.MAX_WIDTH
                 or len(sizes) > policy_file.MAX_LAYERS):
             raise ValueError(f"net_arch must be 1..{policy_file.MAX_LAYERS} comma-separated "
-                             f"layer sizes in 1..{policy_file.MAX_WIDTH}, like 256,256; got "
-                             f"{self.net_arch!r}")
+                             f"layer sizes in 1..{policy_file.MAX_WIDTH}, like 256,256 (two "
+                             "networks, policy and value) or shared:256,256 (one trunk both "
+                             f"heads read); got {self.net_arch!r}")
         return sizes
+
+    def network(self) -> dict:
+        """The agent-file config of the run's network (``net_arch``, ``observation``)."""
+        return policy_file.net_config(self.layers(), observation=self.observation,
+                                      shared=self.net_arch.startswith("shared:"))
 
     def eval_names(self) -> list[str]:
         """The heuristics evaluated at every checkpoint (``gold`` among them: the best

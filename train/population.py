@@ -195,7 +195,8 @@ def psro(names: list[str], players: int, games: int, out: str | Path, iterations
         top = max(kept, key=lambda i: x[i])
         run = train_against(bank, players, steps, seed=seed + 1 + k, warm_start=members[top][1],
                             settings=settings or PPOSettings(),
-                            layers=tuple(members[top][1].config["pi"]))
+                            layers=tuple(members[top][1].config["pi"]
+                                         or members[top][1].config["shared"]))
         net = run.model.net.cpu().eval()
         name = f"policy:{folder / f'br_{k}.safetensors'}"
         policy_file.save(folder / f"br_{k}.safetensors", net.state_dict(), net.config,

@@ -68,7 +68,7 @@ from machu_env.train.evaluate import win_share
 from machu_env.train.ppo import (
     PPO,
     bf16_supported,
-    net_config,
+    net_config,  # noqa: F401  (re-exported)
     new_net,
     set_threads,
 )
@@ -105,7 +105,7 @@ class Trainer:
             raise ValueError("device mps: this torch sees no Apple GPU (use cpu or auto)")
         self.device = torch.device("cuda" if c.device == "auto" and torch.cuda.is_available()
                                    else "cpu" if c.device == "auto" else c.device)
-        self.config_net = net_config(c.layers(), observation=c.observation)
+        self.config_net = c.network()
         set_threads(c.threads)  # before any torch op (an OpenMP team at the default size spins)
         # the starting policy is read (and its shape checked) before anything is written
         init_net = self._load_net(init_path(c.init)) if c.init and not resume else None

@@ -58,6 +58,40 @@ def compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise
         _compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise, idx[j])
 
 
+@njit(cache=True, parallel=True)
+def opponent_turns(states, bufs, counts, rngs, seats, kinds, weights, noise, idx, actions,
+                   flags, obs, mask, rows, which):
+    """One round of opponents' moves in the games ``idx``, written in place for the frozen
+    policies: first, where ``actions`` is not empty, the policy opponent's ``actions[j]`` in
+    game ``idx[j]``; then the compiled opponents move until the learner or a policy opponent
+    decides (or the game ends). The games now waiting on a policy opponent come out in the
+    order of ``idx``: ``rows[k]`` (the game), ``which[k]`` (its policy: kind - FIRST_POLICY),
+    ``obs[k]`` and ``mask[k]`` (the deciding seat's observation and legal actions). Returns
+    their number. ``flags``: scratch, one per game of ``idx`` at least."""
+    m = idx.shape[0]
+    stepped = actions.shape[0] > 0
+    for j in prange(m):
+        i = idx[j]
+        if stepped:
+            counts[i] = step(states[i], actions[j], bufs[i])
+        _compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise, i)
+        flags[j] = counts[i] > 0 and states[i, L.DECIDER] != seats[i]
+    n = 0
+    for j in range(m):  # (in order; rows may be idx itself: n <= j)
+        if flags[j]:
+            rows[n] = idx[j]
+            n += 1
+    for k in prange(n):
+        i = rows[k]
+        p = states[i, L.DECIDER]
+        which[k] = kinds[i, p] - FIRST_POLICY
+        encode(states[i], p, obs[k])
+        mask[k, :] = False
+        for t in range(counts[i]):
+            mask[k, bufs[i, t]] = True
+    return n
+
+
 @njit(cache=True)
 def _draw_kind(rngs, i, cum):
     """A kind drawn with the cumulative integer probabilities ``cum`` (last = PROB_SCALE)."""

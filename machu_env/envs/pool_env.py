@@ -116,6 +116,8 @@ class PoolVecEnv(MachuPicchuVecEnv):
         self._won = np.zeros(self.num_envs, dtype=np.int32)
         self._learner_steps = np.zeros(self.num_envs, dtype=np.int64)
         self._fused: tuple[np.ndarray, ...] | None = None  # advance_compiled's outputs
+        self._turns: tuple[np.ndarray, ...] | None = None  # opponent_turns' outputs (reused)
+        self._no_actions = np.empty(0, dtype=np.int32)
         self._cum = self._cumulative(0) if self._drawable(0) else None  # None: self-play only,
         # waiting for its first snapshot (set_snapshots) before reset()
 
@@ -302,35 +304,31 @@ class PoolVecEnv(MachuPicchuVecEnv):
             games = games[self._counts[games] == 0]
 
     def _opponents_move(self, games: np.ndarray) -> None:
-        """Every opponent moves in ``games`` until the learner decides or the game ends."""
-        games = games.astype(np.int64)
+        """Every opponent moves in ``games`` until the learner decides or the game ends: one
+        compiled pass per round (``opponent_turns``: the compiled opponents' moves, then the
+        observations and masks of the games waiting on a frozen policy, written in place),
+        then one call of the bank (or of each snapshot) for all of them."""
+        n_max = self.num_envs
+        if self._turns is None:
+            self._turns = (np.zeros(n_max, np.bool_), np.empty((n_max, self.obs_size), np.float32),
+                           np.zeros((n_max, NUM_ACTIONS), np.bool_), np.empty(n_max, np.int64),
+                           np.empty(n_max, np.int64))
+        flags, obs_all, mask_all, rows_all, which_all = self._turns
+        idx, actions = games.astype(np.int64), self._no_actions
         while True:
-            O.compiled_until_stop(self.states, self._bufs, self._counts, self._rngs, self.seats,
-                                  self.kinds, O.HEURISTIC_WEIGHTS, self._noise, games)
-            deciders = self.states[games, L.DECIDER]
-            waiting = games[(self._counts[games] > 0) & (deciders != self.seats[games])]
-            if waiting.size == 0:
+            n = O.opponent_turns(self.states, self._bufs, self._counts, self._rngs, self.seats,
+                                 self.kinds, O.HEURISTIC_WEIGHTS, self._noise, idx, actions,
+                                 flags, obs_all, mask_all, rows_all, which_all)
+            if n == 0:
                 return
-            kinds = self.kinds[waiting, self.states[waiting, L.DECIDER]]
-            if self.bank is not None:  # every snapshot in one batched call
-                obs = np.empty((waiting.size, self.obs_size), dtype=np.float32)
-                K.observe_deciders(self.states[waiting], obs)
-                mask = np.zeros((waiting.size, NUM_ACTIONS), dtype=np.bool_)
-                K.legal_mask(self._bufs[waiting], self._counts[waiting], mask)
-                which = (kinds - O.FIRST_POLICY).astype(np.int64)
-                rows = self.states[waiting] if getattr(self.bank, "wants_states", False) else None
-                ask = functools.partial(self._ask_bank, which=which, rows=rows)
-                actions = self._policy_actions(ask, "the snapshot bank", waiting, obs, mask)
-                K.step_some(self.states, self._bufs, self._counts, waiting, actions)
-                games = waiting
+            idx, obs, mask, which = rows_all[:n].copy(), obs_all[:n], mask_all[:n], which_all[:n]
+            if self.bank is not None:  # every frozen policy in one batched call
+                rows = self.states[idx] if getattr(self.bank, "wants_states", False) else None
+                ask = functools.partial(self._ask_bank, which=which.copy(), rows=rows)
+                actions = self._policy_actions(ask, "the snapshot bank", idx, obs, mask)
                 continue
-            for kind in np.unique(kinds):
-                g = waiting[kinds == kind]
-                obs = np.empty((g.size, self.obs_size), dtype=np.float32)
-                K.observe_deciders(self.states[g], obs)
-                mask = np.zeros((g.size, NUM_ACTIONS), dtype=np.bool_)
-                K.legal_mask(self._bufs[g], self._counts[g], mask)
-                k = kind - O.FIRST_POLICY
-                actions = self._policy_actions(self.snapshots[k], f"snapshot {k}", g, obs, mask)
-                K.step_some(self.states, self._bufs, self._counts, g, actions)
-            games = waiting
+            actions = np.empty(n, dtype=np.int32)
+            for k in np.unique(which):
+                sel = np.flatnonzero(which == k)
+                actions[sel] = self._policy_actions(self.snapshots[k], f"snapshot {k}",
+                                                    idx[sel], obs[sel], mask[sel])
