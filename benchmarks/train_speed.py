@@ -15,6 +15,9 @@ frozen copy of the initial policy as ``self``):
 * ``machu_train_fp32`` / ``machu_train_bf16`` — ``train.selfplay.train`` (what ``machu train``
   runs; bf16 only where the CPU has bfloat16 arithmetic), its steps per second over training
   time (the evaluations are not counted), with its own split into update, policy and simulator;
+* ``machu_train_previous`` — the same with 4 epochs per rollout (the recipe before
+  2026-11-26), and ``machu_train_shared`` — with one trunk shared by the policy and value heads
+  (``--net-arch shared:256,256``);
 * ``machu_train_compiled_pool`` / ``rllib_ppo_batch_engine`` — ``machu train`` and RLlib's PPO
   (``machu_env.envs.rllib.vector_ppo_config``: the batch engine's VectorEnv in one local env
   runner, the learner in the same process) against the same compiled opponents
@@ -163,6 +166,11 @@ def main(argv: list[str] | None = None) -> dict:
     results["machu_train_fp32"] = machu_train(args.steps, args.players, args.threads, "fp32")
     if bf16_supported():
         results["machu_train_bf16"] = machu_train(args.steps, args.players, args.threads, "bf16")
+    results["machu_train_previous"] = machu_train(args.steps, args.players, args.threads, "fp32",
+                                                  n_epochs=4)
+    results["machu_train_shared"] = {
+        **machu_train(args.steps, args.players, args.threads, "fp32", net_arch="shared:256,256"),
+        "net_arch": "shared:256,256"}
     try:
         import ray.rllib  # noqa: F401
 
@@ -178,6 +186,11 @@ def main(argv: list[str] | None = None) -> dict:
         results["rllib_ppo_batch_engine"]["share_of_machu_train"] = round(share, 3)
         print(f"RLlib on the batch engine: {share:.0%} of machu train's env steps/s (same "
               "opponents, network and settings)")
+    for name in ("machu_train_fp32", "machu_train_shared"):
+        ratio = results[name]["steps_per_second"] / \
+            results["machu_train_previous"]["steps_per_second"]
+        results[name]["vs_previous"] = round(ratio, 2)
+        print(f"{name}: {ratio:.2f}x the env steps/s of the recipe before (4 epochs)")
     base = results["maskable_ppo"]["steps_per_second"]
     print(f"{'learner':<20} {'env steps/s':>12} {'vs MaskablePPO':>15}")
     for name, r in results.items():
