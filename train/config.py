@@ -20,6 +20,7 @@ from machu_env.train.ppo import (
 )
 
 EVAL_OPPONENTS = ("random", "builder", "gold")
+DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` is left empty
 
 
 def read_history(path: Path) -> list[dict[str, float]]:
@@ -48,7 +49,7 @@ class TrainConfig(PPOSettings):
     timesteps: int = 20_000_000
     seed: int = 0
     out: str = "runs/selfplay"
-    net_arch: str = "256,256"
+    net_arch: str = ""  # "": --init's own shape, else DEFAULT_NET_ARCH (see ``arch``)
     pool: str = "random:0.05,builder:0.25,gold:0.45,self:0.25"
     reward: str = "win"
     snapshot_every: int = 1_000_000
@@ -110,10 +111,15 @@ class TrainConfig(PPOSettings):
             raise ValueError(f"device must be auto, cpu, cuda, cuda:<n> or mps, "
                              f"got {self.device!r}")
 
+    def arch(self) -> str:
+        """``net_arch``, or when it is empty the default shape (``DEFAULT_NET_ARCH``; a run
+        with ``--init`` resolves it to the init file's shape first: ``arch_of``)."""
+        return self.net_arch or DEFAULT_NET_ARCH
+
     def layers(self) -> list[int]:
         """The hidden layer sizes of ``net_arch`` (``256,256``, or ``shared:256,256``)."""
         try:
-            sizes = [int(x) for x in self.net_arch.removeprefix("shared:").split(",")]
+            sizes = [int(x) for x in self.arch().removeprefix("shared:").split(",")]
         except ValueError:
             sizes = []
         if (not sizes or min(sizes) < 1 or max(sizes) > policy_file.MAX_WIDTH
@@ -127,7 +133,7 @@ class TrainConfig(PPOSettings):
     def network(self) -> dict:
         """The agent-file config of the run's network (``net_arch``, ``observation``)."""
         return policy_file.net_config(self.layers(), observation=self.observation,
-                                      shared=self.net_arch.startswith("shared:"))
+                                      shared=self.arch().startswith("shared:"))
 
     def eval_names(self) -> list[str]:
         """The heuristics evaluated at every checkpoint (``gold`` among them: the best
@@ -177,6 +183,21 @@ class TrainConfig(PPOSettings):
         except ValueError as e:
             raise ValueError(f"{path}: {e}") from None
         return config
+
+
+def arch_of(path: Path) -> str:
+    """The ``net_arch`` that names the network of the agent file at ``path`` (``256,256``: a
+    policy and a value network alike; ``shared:256,256``: one trunk and two linear heads), so
+    that ``--init`` keeps the shape of the policy it starts from."""
+    _, config, _ = policy_file.parse(policy_file.read_bytes(path), str(path))
+    shared, pi, vf = config.get("shared") or [], config["pi"], config["vf"]
+    if shared and not pi and not vf:
+        return "shared:" + ",".join(map(str, shared))
+    if pi and pi == vf and not shared and config["activation"] == "tanh":
+        return ",".join(map(str, pi))
+    raise ValueError(f"{path}: its network (shared {shared}, policy {pi}, value {vf}, "
+                     f"{config['activation']}) has no --net-arch of machu train (two tanh "
+                     "networks alike, or a shared trunk with linear heads)")
 
 
 def init_path(init: str, what: str = "init") -> Path:

@@ -60,6 +60,7 @@ from machu_env.train.bank import PolicyBank
 from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's API)
     EVAL_OPPONENTS,
     TrainConfig,
+    arch_of,
     init_path,
     plot_curve,
     read_history,
@@ -89,6 +90,8 @@ class Trainer:
             saved.threads, saved.ray = config.threads, config.ray
             config = saved
         config.check()
+        if not config.net_arch and not resume:  # --init's own shape, or the default one
+            config.net_arch = arch_of(init_path(config.init)) if config.init else config.arch()
         if config.precision == "bf16" and not bf16_supported():
             raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 "
                              "BF16 or AMX); this one has none: use fp32")
@@ -190,7 +193,7 @@ class Trainer:
         narrow = {**config, "obs_size": self.config_net["obs_size"]}
         if narrow != self.config_net or config["obs_size"] > self.config_net["obs_size"]:
             raise ValueError(f"{path}: its network ({config}) is not this run's "
-                             f"(--net-arch {self.config.net_arch}, --observation "
+                             f"(--net-arch {self.config.arch()}, --observation "
                              f"{self.config.observation})")
         net = new_net(config, 0)
         net.load_state_dict(tensors)

@@ -47,9 +47,9 @@ def train(
                                      "counts as a loss (-1) instead of a time limit"),
     vf_coef: float = typer.Option(0.5, help="value loss weight"),
     max_grad_norm: float = typer.Option(0.5, help="gradient norm clip"),
-    net_arch: str = typer.Option("256,256", help="hidden layer sizes of the policy and of "
-                                 "the value network (two networks), or shared:256,256 for "
-                                 "one trunk that both heads read"),
+    net_arch: str = typer.Option("", help="the network: shared:256,256 (one trunk that both "
+                                 "heads read) or 256,256 (a policy and a value network); "
+                                 "empty: the --init policy's own shape, else shared:256,256"),
     pool: str = typer.Option("random:0.05,builder:0.25,gold:0.45,self:0.25",
                              help="opponent pool weights (random, builder, gold, racer, self)"),
     reward: str = typer.Option("win", help="win, rank or score (machu_env.core.reward_modes)"),

@@ -8,6 +8,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from train_kit import tiny  # noqa: E402
+
 from machu_env import Game  # noqa: E402
 from machu_env.agents import make_agent, policy_file  # noqa: E402
 from machu_env.train.bank import PolicyBank  # noqa: E402
@@ -75,3 +77,29 @@ def test_the_trainer_reads_shared_in_net_arch():
     assert "shared" not in TrainConfig(net_arch="128,64").network()
     with pytest.raises(ValueError, match="shared:256,256"):
         TrainConfig(net_arch="shared:").layers()
+
+
+def test_a_new_network_has_the_shared_trunk_by_default(tmp_path):
+    """``machu train`` with no ``--net-arch`` builds the shared trunk and records it."""
+    from machu_env.train.selfplay import Trainer
+
+    assert TrainConfig().network()["shared"] == [256, 256]
+    t = Trainer(tiny(tmp_path / "r", net_arch=""), verbose=False)
+    assert t.config.net_arch == "shared:256,256" and t.model.net.shared
+    saved = TrainConfig.load(tmp_path / "r" / "config.json")
+    assert saved.net_arch == "shared:256,256"  # a resumed run keeps it if the default changes
+
+
+@pytest.mark.parametrize("init,arch", [("ppo-2p", "256,256"), ("shared", "shared:64,32")])
+def test_init_keeps_the_shape_of_the_policy_it_starts_from(tmp_path, init, arch):
+    """With ``--init`` and no ``--net-arch`` the run takes the init file's network (a shipped
+    two-network agent stays two networks); a ``--net-arch`` that differs is refused."""
+    from machu_env.train.selfplay import Trainer
+
+    if init == "shared":
+        net = shared_net(layers=(64, 32), observation=1)
+        init = str(policy_file.save(tmp_path / "s.safetensors", net.state_dict(), net.config))
+    t = Trainer(tiny(tmp_path / "r", net_arch="", init=init), verbose=False)
+    assert t.config.net_arch == arch
+    with pytest.raises(ValueError, match="is not this run's"):
+        Trainer(tiny(tmp_path / "x", net_arch="shared:16", init=init), verbose=False)

@@ -14,16 +14,8 @@ cd "$(dirname "$0")/../.."
 cand="${1:-runs/iig_2p/clip0.1_ent0.01}"; out="${2:-runs/iig_2p}"; threads="${THREADS:-1}"
 agent="policy:$cand/latest.safetensors"
 
-full_probe() {  # full_probe SEED MODE
-  local seed="$1" mode="$2" dir="$cand/full_probe_${2}_s$1" flag=""
-  [ "$mode" = sampled ] && flag="--sampled"
-  [ -f "$dir/summary.json" ] && return 0
-  machu exploit --agent "$agent" --players 2 --steps 1500000 --seed "$seed" --eval-games 2000 \
-      --threads "$threads" $flag --out "$dir" > "$dir.log" 2>&1
-  machu tournament --agents "$agent,policy:$dir/exploiter.safetensors" --players 2 --games 198 \
-      --workers 1 --seed 7 --records --no-progress --out "$dir/games" >> "$dir.log" 2>&1
-  machu analyze "$dir/games/records" --out "$dir/games/analysis" >> "$dir.log" 2>&1
-}
+source train/sweeps/iig_lib.sh
+full_probe() { iig_full_probe "$agent" "$cand/full_probe_${2}_s$1" "$1" "$2"; }
 full_probe 102 argmax
 full_probe 100 sampled
 full_probe 102 sampled
@@ -33,17 +25,10 @@ for rival in ppo-2p-race gold; do
       --no-progress --out "$cand/strength_$rival" > "$cand/strength_$rival.log" 2>&1
 done
 
-race=train/results/race
-frozen="policy:$cand/full_probe_argmax/exploiter.safetensors"  # the candidate's four exploiters
-for p in full_probe_argmax_s102 full_probe_sampled_s100 full_probe_sampled_s102; do
-  frozen="$frozen,policy:$cand/$p/exploiter.safetensors"
-done
-for r in v4 v5; do  # (the v6 and v7 rounds' exploiters read another observation size)
-  for s in 100 102; do frozen="$frozen,policy:$race/race_${r}_s$s/exploiter.safetensors"; done
-done
+frozen="$(iig_frozen "$cand")"
 variant() {  # variant NAME INIT STEPS FLAGS...
   local name="$1" init="$2" steps="$3"; shift 3
-  local run="$out/round2_$name" a
+  local run="$out/round2_$name"
   [ -f "$run/screen.json" ] && return 0
   mkdir -p "$run"
   machu train --players 2 --init "$init" --observation 2 --timesteps "$steps" --seed 1 \
@@ -51,17 +36,7 @@ variant() {  # variant NAME INIT STEPS FLAGS...
       --pool random:0.03,builder:0.07,gold:0.15,racer:0.15,self:0.6 \
       --snapshot-every 250000 --eval-every "$steps" --eval-games 200 --eval-opponents gold \
       --out "$run" "$@" > "$run.log" 2>&1
-  a="policy:$run/latest.safetensors"
-  for mode in argmax sampled; do
-    local flag=""; [ "$mode" = sampled ] && flag="--sampled"
-    machu exploit --agent "$a" --players 2 --steps 300000 --seed 100 --eval-games 500 \
-        --threads "$threads" $flag --out "$run/probe_$mode" >> "$run.log" 2>&1
-  done
-  for rival in ppo-2p-race gold; do
-    machu tournament --agents "$a,$rival" --players 2 --games 400 --workers 1 --seed 11 \
-        --no-progress --out "$run/vs_$rival" >> "$run.log" 2>&1
-  done
-  python train/sweeps/iig_summary.py "$run" > "$run/screen.json"
+  iig_screen "$run"
 }
 variant frozen ppo-2p-race 1000000 --frozen "$frozen" --exploiter-share 0.5
 variant magnet ppo-2p-race 1000000 --magnet-coef 0.05 --magnet-every 20

@@ -9,19 +9,14 @@
 set -e
 cd "$(dirname "$0")/../.."
 out="${1:-runs/iig_2p}"; threads="${THREADS:-1}"
-cand="$out/clip0.1_ent0.01"; race=train/results/race
+cand="$out/clip0.1_ent0.01"
 
-frozen="policy:$cand/full_probe_argmax/exploiter.safetensors"  # the same pool as round 2
-for p in full_probe_argmax_s102 full_probe_sampled_s100 full_probe_sampled_s102; do
-  frozen="$frozen,policy:$cand/$p/exploiter.safetensors"
-done
-for r in v4 v5; do
-  for s in 100 102; do frozen="$frozen,policy:$race/race_${r}_s$s/exploiter.safetensors"; done
-done
+source train/sweeps/iig_lib.sh
+frozen="$(iig_frozen "$cand")"  # the same pool as round 2
 
 variant() {  # variant NAME CLIP ENT FLAGS...
   local name="$1" clip="$2" ent="$3"; shift 3
-  local run="$out/round3_$name" a
+  local run="$out/round3_$name"
   [ -f "$run/screen.json" ] && return 0
   mkdir -p "$run"
   machu train --players 2 --init ppo-2p-race --observation 2 --timesteps 1000000 --seed 1 \
@@ -29,17 +24,7 @@ variant() {  # variant NAME CLIP ENT FLAGS...
       --pool random:0.03,builder:0.07,gold:0.15,racer:0.15,self:0.6 \
       --snapshot-every 250000 --eval-every 1000000 --eval-games 200 --eval-opponents gold \
       --out "$run" "$@" > "$run.log" 2>&1
-  a="policy:$run/latest.safetensors"
-  for mode in argmax sampled; do
-    local flag=""; [ "$mode" = sampled ] && flag="--sampled"
-    machu exploit --agent "$a" --players 2 --steps 300000 --seed 100 --eval-games 500 \
-        --threads "$threads" $flag --out "$run/probe_$mode" >> "$run.log" 2>&1
-  done
-  for rival in ppo-2p-race gold; do
-    machu tournament --agents "$a,$rival" --players 2 --games 400 --workers 1 --seed 11 \
-        --no-progress --out "$run/vs_$rival" >> "$run.log" 2>&1
-  done
-  python train/sweeps/iig_summary.py "$run" > "$run/screen.json"
+  iig_screen "$run"
 }
 variant c0.05_magnet 0.05 0.01 --magnet-coef 0.05 --magnet-every 20
 variant c0.2e0.05_magnet 0.2 0.05 --magnet-coef 0.05 --magnet-every 20
