@@ -282,7 +282,7 @@ def test_a_uniform_magnet_is_the_entropy_up_to_a_constant():
     masks = torch.rand(5, 157) < 0.3
     masks[:, 0] = True
     logp = torch.log_softmax(torch.where(masks, logits, torch.tensor(-1e8)), dim=1)
-    kl = model._magnet_kl(logp, None, masks)
+    kl = model._magnet_kl(logp.exp(), logp, None, masks)
     entropy = -(logp.exp() * logp).sum(1)
     assert torch.allclose(kl, torch.log(masks.sum(1).float()) - entropy, atol=1e-5)
 
@@ -367,3 +367,22 @@ def test_machu_train_refuses_a_bad_schedule_in_one_line_and_writes_nothing(tmp_p
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "learning_rate_final" in err[0] and "[0, 1]" in err[0]
     assert not out.exists()
+
+
+def test_the_loss_reads_the_entropy_of_the_legal_actions_only():
+    """``policy_terms``: probabilities 0 on illegal actions, the entropy of the renormalised
+    legal distribution, finite gradients (the masked -1e8 entries never make NaN)."""
+    from machu_env.train.ppo import policy_terms
+
+    logits = torch.randn(6, 157, requires_grad=True)
+    masks = torch.rand(6, 157) < 0.2
+    masks[:, 3] = True
+    probs, logp, entropy = policy_terms(logits, masks)
+    for row in range(6):
+        legal = torch.softmax(logits[row][masks[row]], dim=0)
+        assert torch.allclose(probs[row][masks[row]], legal, atol=1e-6)
+        assert float(probs[row][~masks[row]].sum()) == 0.0
+        assert torch.allclose(entropy[row], -(legal * legal.log()).sum(), atol=1e-5)
+    assert torch.allclose(logp.exp(), probs, atol=1e-6)
+    (entropy.sum() + logp[:, 3].sum()).backward()
+    assert torch.isfinite(logits.grad).all() and float(logits.grad[~masks].abs().sum()) == 0.0
