@@ -1,28 +1,32 @@
 """Training throughput side by side, in one run: sb3-contrib's MaskablePPO, ``machu train`` and
-RLlib's PPO on the batch engine.
+RLlib's PPO on the batch engine, and the training env's own speed without a learner.
 
     python benchmarks/train_speed.py [--steps 409600] [--players 2] [--threads 0]
 
 Every learner trains from seed 0 for the same number of learner decisions (env steps) with the
-same networks (two 256x256 tanh MLPs, policy and value), the same PPO settings (``machu
-train``'s defaults: 128 games x 128 steps, minibatch 4096, 2 epochs; 4 before 2026-11-26:
-``--n-epochs 4``) and the same opponent pool
-(``PoolVecEnv`` with the default weights of random, the fair ``builder`` and ``gold``, and one
-frozen copy of the initial policy as ``self``):
+same PPO settings (``machu train``'s defaults: 128 games x 128 steps, minibatch 4096, 2 epochs)
+and the same opponent pool (``PoolVecEnv`` with the default weights of random, the fair
+``builder`` and ``gold``, and one frozen copy of the initial policy as ``self``):
 
 * ``maskable_ppo`` — sb3-contrib's MaskablePPO on ``PoolVecEnv`` (the trainer ``machu train``
-  used before ``train/ppo.py``), the frozen copy playing through its own ``predict``;
+  used before ``train/ppo.py``), two 256x256 networks (sb3 has no shared trunk for PPO), the
+  frozen copy playing through its own ``predict``;
 * ``machu_train_fp32`` / ``machu_train_bf16`` — ``train.selfplay.train`` (what ``machu train``
-  runs; bf16 only where the CPU has bfloat16 arithmetic), its steps per second over training
-  time (the evaluations are not counted), with its own split into update, policy and simulator;
-* ``machu_train_previous`` — the same with 4 epochs per rollout (the recipe before
-  2026-11-26), and ``machu_train_shared`` — with one trunk shared by the policy and value heads
-  (``--net-arch shared:256,256``);
+  runs; its default network, one 256x256 trunk that the policy and value heads share; bf16 only
+  where the CPU has bfloat16 arithmetic), its steps per second over training time (the
+  evaluations are not counted), with its own split into update, policy and simulator;
+* ``machu_train_previous`` — the recipe before 2026-11-26 (two 256x256 networks, 4 epochs per
+  rollout: ``--net-arch 256,256 --n-epochs 4``), and ``machu_train_two_networks`` — the
+  defaults of 2026-11-26 (``--net-arch 256,256``, 2 epochs);
 * ``machu_train_compiled_pool`` / ``rllib_ppo_batch_engine`` — ``machu train`` and RLlib's PPO
   (``machu_env.envs.rllib.vector_ppo_config``: the batch engine's VectorEnv in one local env
   runner, the learner in the same process) against the same compiled opponents
   (``COMPILED_POOL``, no frozen policy), with the same network and PPO settings (where RLlib
-  is installed).
+  is installed; RLlib's module has two networks);
+* ``env_random`` / ``env_compiled_pool`` — the env alone (``gym.make_vec`` over the same
+  ``PoolVecEnv``, 128 games as the trainer, random legal learner actions from its compiled
+  sampler): learner steps per second against random opponents (the VectorEnv's raw speed) and
+  against ``COMPILED_POOL`` (``gold``'s lookahead is most of the difference).
 
 Each learner first runs one short warm-up (numba's compiled kernels, torch's first calls).
 Writes a table to stdout and ``train_speed.json`` (machine, versions, date) under ``--out``.
@@ -115,6 +119,28 @@ def machu_train(steps: int, players: int, threads: int, precision: str, seed: in
 
 
 COMPILED_POOL = "random:0.1,builder:0.3,gold:0.6"  # opponents both RLlib and machu train meet
+PREVIOUS = {"net_arch": "256,256", "n_epochs": 4}  # the recipe before 2026-11-26
+
+
+def env_rate(opponents: str, players: int, num_envs: int = 128, seconds: float = 5.0) -> dict:
+    """Learner steps per second of the training env alone (``gym.make_vec``: ``PoolVecEnv``
+    inside), random legal learner actions from its compiled sampler."""
+    import gymnasium as gym
+
+    import machu_env  # noqa: F401 (registers MachuPicchu-v0)
+
+    envs = gym.make_vec("MachuPicchu-v0", num_envs=num_envs, num_players=players,
+                        opponents=opponents)
+    envs.reset(seed=0)
+    for _ in range(20):  # warm-up: every kernel compiled, some games ended
+        envs.step(envs.random_actions())
+    steps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        envs.step(envs.random_actions())
+        steps += num_envs
+    secs = time.perf_counter() - t0
+    return {"steps": steps, "seconds": round(secs, 2), "steps_per_second": round(steps / secs, 1),
+            "opponents": opponents, "num_envs": num_envs}
 
 
 def rllib_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
@@ -166,11 +192,11 @@ def main(argv: list[str] | None = None) -> dict:
     results["machu_train_fp32"] = machu_train(args.steps, args.players, args.threads, "fp32")
     if bf16_supported():
         results["machu_train_bf16"] = machu_train(args.steps, args.players, args.threads, "bf16")
-    results["machu_train_previous"] = machu_train(args.steps, args.players, args.threads, "fp32",
-                                                  n_epochs=4)
-    results["machu_train_shared"] = {
-        **machu_train(args.steps, args.players, args.threads, "fp32", net_arch="shared:256,256"),
-        "net_arch": "shared:256,256"}
+    results["machu_train_previous"] = {
+        **machu_train(args.steps, args.players, args.threads, "fp32", **PREVIOUS), **PREVIOUS}
+    results["machu_train_two_networks"] = {
+        **machu_train(args.steps, args.players, args.threads, "fp32", net_arch="256,256"),
+        "net_arch": "256,256"}
     try:
         import ray.rllib  # noqa: F401
 
@@ -186,11 +212,16 @@ def main(argv: list[str] | None = None) -> dict:
         results["rllib_ppo_batch_engine"]["share_of_machu_train"] = round(share, 3)
         print(f"RLlib on the batch engine: {share:.0%} of machu train's env steps/s (same "
               "opponents, network and settings)")
-    for name in ("machu_train_fp32", "machu_train_shared"):
+    for name in ("machu_train_fp32", "machu_train_two_networks"):
         ratio = results[name]["steps_per_second"] / \
             results["machu_train_previous"]["steps_per_second"]
         results[name]["vs_previous"] = round(ratio, 2)
         print(f"{name}: {ratio:.2f}x the env steps/s of the recipe before (4 epochs)")
+    for name, opponents in (("env_random", "random:1"), ("env_compiled_pool", COMPILED_POOL)):
+        results[name] = env_rate(opponents, args.players)
+    raw = results["env_random"]["steps_per_second"]
+    results["env_compiled_pool"]["share_of_raw"] = round(
+        results["env_compiled_pool"]["steps_per_second"] / raw, 3)
     base = results["maskable_ppo"]["steps_per_second"]
     print(f"{'learner':<20} {'env steps/s':>12} {'vs MaskablePPO':>15}")
     for name, r in results.items():

@@ -38,6 +38,13 @@ def test_train_speed_runs_both_learners_for_the_same_steps():
     assert 0 <= parts <= new["seconds"] + 0.2  # the parts (rounded to 0.1 s) within the whole
 
 
+def test_train_speed_times_the_env_alone_against_its_opponents():
+    import train_speed
+
+    row = train_speed.env_rate("gold:1", 2, num_envs=4, seconds=0.05)
+    assert row["steps"] >= 4 and row["steps_per_second"] > 0 and row["opponents"] == "gold:1"
+
+
 @pytest.mark.parametrize("argv", [["--steps", "0"], ["--threads", "-1"], ["--players", "7"]])
 def test_train_speed_refuses_bad_arguments(argv, tmp_path, capsys):
     import train_speed
