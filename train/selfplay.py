@@ -53,6 +53,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from machu_env.agents import policy_file
 from machu_env.core.checks import check_int
 from machu_env.envs.pool_env import PoolVecEnv
@@ -381,11 +383,14 @@ class Trainer:
         start_steps = m.num_timesteps
         results: dict[str, list[int]] = {}
 
-        def on_episodes(r) -> None:
-            for won, name in zip(r.won, r.opponents, strict=False):
-                entry = results.setdefault(name, [0, 0])
-                entry[0] += int(won)
-                entry[1] += 1
+        def on_episodes(r) -> None:  # games and wins per opponent (no loop over games)
+            ended = r.opponents[: r.ended.size]  # (a cut game is neither won nor lost)
+            won = np.bincount(ended, weights=r.won, minlength=len(r.labels))
+            played = np.bincount(ended, minlength=len(r.labels))
+            for k in np.flatnonzero(played):
+                entry = results.setdefault(r.labels[k], [0, 0])
+                entry[0] += int(won[k])
+                entry[1] += int(played[k])
 
         if m.num_timesteps < c.timesteps:
             self.env.reset()

@@ -32,15 +32,17 @@ class StepResult(NamedTuple):
     """What ``PoolVecEnv.advance`` returns: per game ``rewards`` and ``dones``; the finished
     games ``ended`` (with ``won``), the truncated ones ``cut`` (with their last learner
     observations ``cut_obs``, for bootstrapping), and whom the learner met in each of them
-    (``opponents``: the ended games, then the cut ones)."""
+    (``opponents``: the ended games, then the cut ones; an index into ``labels``, the opponents'
+    names and ``mixed``, so that the trainer counts games per opponent without a loop)."""
 
     rewards: np.ndarray
     dones: np.ndarray
     ended: np.ndarray
     cut: np.ndarray
     won: np.ndarray
-    opponents: list[str]
+    opponents: np.ndarray
     cut_obs: np.ndarray
+    labels: list[str]
 POOL_MEMBERS = (*O.COMPILED_NAMES, "self")
 
 
@@ -201,11 +203,12 @@ class PoolVecEnv(MachuPicchuVecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for k, i in enumerate(r.ended):
             infos[i] = {"terminal_observation": self._terminal[i].copy(),
-                        "TimeLimit.truncated": False, "opponent": r.opponents[k],
+                        "TimeLimit.truncated": False, "opponent": r.labels[r.opponents[k]],
                         "won": bool(r.won[k])}
         for k, i in enumerate(r.cut):
             infos[i] = {"terminal_observation": r.cut_obs[k], "TimeLimit.truncated": True,
-                        "opponent": r.opponents[r.ended.size + k], "won": False}
+                        "opponent": r.labels[r.opponents[r.ended.size + k]],
+                        "won": False}
         return self._observe(), r.rewards, r.dones, infos
 
     def advance(self, actions: np.ndarray, games: np.ndarray | None = None) -> StepResult:
@@ -232,9 +235,10 @@ class PoolVecEnv(MachuPicchuVecEnv):
         done_idx = np.concatenate([ended, cut])
         dones = np.zeros(self.num_envs, dtype=np.bool_)
         dones[done_idx] = True
+        labels, table = self._label_table()
         result = StepResult(rewards, dones, ended, cut, self._won[ended].astype(bool),
-                            [self._opponent_label(i) for i in done_idx],
-                            self._terminal[cut].copy())
+                            self._opponent_labels(done_idx, table),
+                            self._terminal[cut].copy(), labels)
         if done_idx.size:
             self._restart(done_idx)
         return result
@@ -282,12 +286,25 @@ class PoolVecEnv(MachuPicchuVecEnv):
         return self.bank(obs, masks, which) if rows is None else self.bank(obs, masks, which,
                                                                            rows)
 
-    def _opponent_label(self, i: int) -> str:
-        """Whom the learner meets in game i: one opponent name, or ``mixed``."""
-        kinds = [int(k) for p, k in enumerate(self.kinds[i, : self.num_players])
-                 if p != self.seats[i]]
-        names = {self.opponent_name(k) for k in kinds}
-        return names.pop() if len(names) == 1 else "mixed"
+    def _label_table(self) -> tuple[list[str], np.ndarray]:
+        """(labels, table): the opponents' distinct names and ``mixed`` last; ``table[kind]``
+        the label index of each opponent kind (the frozen policies by their bank names)."""
+        names = [self.opponent_name(k) for k in range(O.FIRST_POLICY + self._num_policies())]
+        labels = list(dict.fromkeys(names)) + ["mixed"]
+        return labels, np.array([labels.index(n) for n in names], dtype=np.int64)
+
+    def _num_policies(self) -> int:
+        return int(self.kinds.max(initial=O.FIRST_POLICY - 1)) - O.FIRST_POLICY + 1
+
+    def _opponent_labels(self, games: np.ndarray, table: np.ndarray) -> np.ndarray:
+        """Whom the learner meets in each of ``games``: the index of one opponent name in the
+        labels, or of ``mixed`` (the last) where its opponents differ."""
+        kinds = self.kinds[games, : self.num_players]
+        other = np.arange(self.num_players)[None, :] != self.seats[games][:, None]
+        ids = table[np.where(other, kinds, 0)]
+        low = np.where(other, ids, table.size).min(axis=1, initial=table.size)
+        high = np.where(other, ids, -1).max(axis=1, initial=-1)
+        return np.where(low == high, low, table.max(initial=-1) + 1)
 
     def _restart(self, games: np.ndarray) -> None:
         """New games in ``games``, played until the learner decides (restarting any game the

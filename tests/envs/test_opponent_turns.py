@@ -86,3 +86,26 @@ def test_a_bank_of_members_playing_alike_chooses_as_the_general_path(temperature
         chosen = lean(obs, masks, which)
         assert np.array_equal(chosen, general(obs, masks, which))
         assert masks[np.arange(rows), chosen].all()
+
+
+@pytest.mark.parametrize("players,pool", [(2, "gold:0.3,builder:0.2,self:0.5"),
+                                          (3, "random:0.2,racer:0.2,self:0.6")])
+def test_every_finished_game_names_whom_the_learner_met(players, pool):
+    """``StepResult.opponents``: one opponent's name where every other seat is that opponent
+    (snapshots by their bank names), else ``mixed`` -- as read seat by seat from the game."""
+    env = PoolVecEnv(32, players, seed=5, pool=pool, max_learner_steps=40)
+    nets = [new_net(net_config([16]), seed) for seed in range(2)]
+    env.set_snapshots(PolicyBank(nets, seed=1, names=["self", "exploiter"]))
+    env.reset()
+    rng = np.random.default_rng(2)
+    seen = set()
+    for _ in range(150):
+        kinds, seats = env.kinds.copy(), env.seats.copy()
+        masks = env.action_masks()
+        r = env.advance(np.array([rng.choice(np.flatnonzero(m)) for m in masks], np.int32))
+        for k, i in enumerate(np.concatenate([r.ended, r.cut])):
+            names = {env.opponent_name(int(kinds[i, p])) for p in range(players) if p != seats[i]}
+            expected = names.pop() if len(names) == 1 else "mixed"
+            assert r.labels[r.opponents[k]] == expected
+            seen.add(expected)
+    assert {"self", "exploiter"} | ({"mixed"} if players > 2 else set()) <= seen
