@@ -4,6 +4,7 @@ probes), every candidate of a sweep folder as a markdown table, or the best one'
     python train/sweeps/iig_summary.py RUN                        # -> JSON on stdout
     python train/sweeps/iig_summary.py --table SWEEP              # -> markdown table
     python train/sweeps/iig_summary.py --players 3 --best SWEEP   # -> the best run's folder
+    python train/sweeps/iig_summary.py --pareto SWEEP             # -> the 2-player Pareto table
 
 2 players (``iig_ppo_2p.sh``): strength is the win share against ``ppo-2p-race`` and against
 ``gold`` (400 games each). 3 players (``iig_3p.sh``): the candidate's and ``ppo-3p-race``'s
@@ -81,6 +82,35 @@ def table(sweep: Path) -> str:
     return "\n".join(lines)
 
 
+def strength_1000(run: Path) -> tuple[float, float, str] | None:
+    """(vs ``ppo-2p-race``, vs ``gold``, how) on 1,000 games: ``machu tournament``'s
+    ``strength_RIVAL/`` folders, else ``iig_strength.py``'s batched ``strength_batched.json``."""
+    if all((run / f"strength_{r}" / "summary.json").exists() for r in ("ppo-2p-race", "gold")):
+        return (_share(run / "strength_ppo-2p-race"), _share(run / "strength_gold"), "tournament")
+    if (run / "strength_batched.json").exists():
+        b = json.loads((run / "strength_batched.json").read_text())
+        return b["vs_ppo-2p-race"], b["vs_gold"], "batched"
+    return None
+
+
+def pareto(sweep: Path) -> str:
+    """Every 2-player candidate's 1,000-game strength against its short probes; ``front``: no
+    other candidate is at least as strong against ``ppo-2p-race`` with a lower argmax probe."""
+    rows = [(r, strength_1000(sweep / r["run"])) for r in _rows(sweep)]
+    rows = [(r, st) for r, st in rows if st is not None]
+    lines = ["| run | vs `ppo-2p-race` / `gold` (1,000 games) | probe argmax: win, margin | "
+             "probe sampled: win, margin | on the front |", "| --- | --- | --- | --- | --- |"]
+    for r, st in sorted(rows, key=lambda x: -x[1][0]):
+        a, s = r["probe_argmax"], r["probe_sampled"]
+        front = not any(o[1][0] >= st[0] and o[0]["probe_argmax"]["win_share"] <
+                        a["win_share"] for o in rows if o[0] is not r)
+        lines.append(f"| {r['run']} | {st[0]:.1%} / {st[1]:.1%}"
+                     f"{'' if st[2] == 'tournament' else ' (batched)'} | "
+                     f"{a['win_share']:.1%}, {a['margin']:+.1f} | "
+                     f"{s['win_share']:.1%}, {s['margin']:+.1f} | {'yes' if front else ''} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", type=Path)
@@ -88,9 +118,12 @@ def main() -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--table", action="store_true")
     mode.add_argument("--best", action="store_true")
+    mode.add_argument("--pareto", action="store_true")
     args = parser.parse_args()
     if args.table:
         print(table(args.path))
+    elif args.pareto:
+        print(pareto(args.path))
     elif args.best:
         print(best(args.path))
     else:
