@@ -84,16 +84,13 @@ class Trainer:
     def __init__(self, config: TrainConfig, resume: bool = False, verbose: bool = True) -> None:
         self.started = time.perf_counter()  # the history's wall_seconds count from here
         if resume:  # the run's own settings; only the total steps, device, threads may change
-            saved_path = Path(config.out) / "config.json"
-            if not saved_path.exists():
+            if not (saved_path := Path(config.out) / "config.json").exists():
                 raise ValueError(f"nothing to resume: {saved_path} does not exist")
             saved = TrainConfig.load(saved_path)
             saved.timesteps, saved.device, saved.out = config.timesteps, config.device, config.out
             saved.threads, saved.ray = config.threads, config.ray
             config = saved
         config.check()
-        if not config.net_arch and not resume:  # --init's own shape, or the default one
-            config.net_arch = arch_of(init_path(config.init)) if config.init else config.arch()
         if config.precision == "bf16" and not bf16_supported():
             raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 "
                              "BF16 or AMX); this one has none: use fp32")
@@ -110,8 +107,10 @@ class Trainer:
             raise ValueError("device mps: this torch sees no Apple GPU (use cpu or auto)")
         self.device = torch.device("cuda" if c.device == "auto" and torch.cuda.is_available()
                                    else "cpu" if c.device == "auto" else c.device)
-        self.config_net = c.network()
         set_threads(c.threads)  # before any torch op (an OpenMP team at the default size spins)
+        if not c.net_arch and not resume:  # --init's own shape, or the default one
+            c.net_arch = arch_of(init_path(c.init)) if c.init else c.arch()
+        self.config_net = c.network()
         # the starting policy is read (and its shape checked) before anything is written
         init_net = self._load_net(init_path(c.init)) if c.init and not resume else None
         self.frozen = [self._load_net(path).cpu().eval() for path in c.frozen_paths()]
@@ -210,14 +209,11 @@ class Trainer:
                 "league": c.league, "run": str(self.out)}
 
     def _frozen(self):
-        net = copy.deepcopy(self.model.net).cpu()
-        net.eval()
-        return net
+        return copy.deepcopy(self.model.net).cpu().eval()
 
     def add_snapshot(self) -> None:
         """Freeze the learner's current policy into the pool (and save it)."""
-        step = int(self.model.num_timesteps)
-        frozen = self._frozen()
+        step, frozen = int(self.model.num_timesteps), self._frozen()
         self.snapshots.append((step, frozen))
         folder = self.out / "snapshots"
         policy_file.save(folder / f"step_{step}{policy_file.SUFFIX}", frozen.state_dict(),
@@ -386,11 +382,9 @@ class Trainer:
         def on_episodes(r) -> None:  # games and wins per opponent (no loop over games)
             ended = r.opponents[: r.ended.size]  # (a cut game is neither won nor lost)
             won = np.bincount(ended, weights=r.won, minlength=len(r.labels))
-            played = np.bincount(ended, minlength=len(r.labels))
-            for k in np.flatnonzero(played):
+            for k in np.flatnonzero(played := np.bincount(ended, minlength=len(r.labels))):
                 entry = results.setdefault(r.labels[k], [0, 0])
-                entry[0] += int(won[k])
-                entry[1] += int(played[k])
+                entry[0], entry[1] = entry[0] + int(won[k]), entry[1] + int(played[k])
 
         if m.num_timesteps < c.timesteps:
             self.env.reset()

@@ -66,7 +66,7 @@ def test_the_fused_opponent_turns_play_the_games_of_the_plain_loop(players, pool
         a, b = fused.advance(actions), plain.advance(actions)
         assert np.array_equal(fused.states, plain.states)
         assert np.array_equal(a.rewards, b.rewards) and np.array_equal(a.dones, b.dones)
-        assert a.opponents == b.opponents
+        assert np.array_equal(a.opponents, b.opponents) and a.labels == b.labels
         ended += a.ended.size
     assert ended > 10 and policy_turns > 0  # games ended and frozen policies played
 

@@ -75,7 +75,7 @@ def test_bank_snapshots_play_in_the_pool_env_with_weights():
     for _ in range(300):
         masks = env.action_masks()
         r = env.advance(np.argmax(masks * rng.random(masks.shape), axis=1).astype(np.int32))
-        labels.update(r.opponents)
+        labels.update(r.labels[k] for k in r.opponents)
     assert labels == {"exploiter"}
     with pytest.raises(ValueError, match="snapshot weights"):
         env.set_snapshots(PolicyBank(_nets(2)), weights=[1.0])
