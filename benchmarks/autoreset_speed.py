@@ -24,13 +24,22 @@ from pathlib import Path
 
 def vector_rate(num_envs: int, seconds: float, mode: str | None) -> float:
     """Learner steps per second of the VectorEnv (``mode`` None: its default)."""
+    steps, secs = vector_steps(num_envs, seconds, mode)
+    return steps / secs
+
+
+def vector_steps(num_envs: int, seconds: float, mode: str | None, players: int = 2,
+                 opponents: str = "random:1") -> tuple[int, float]:
+    """(learner steps, seconds) of the VectorEnv stepped for about ``seconds`` (``mode`` None:
+    its default), random legal learner actions from its compiled sampler, ``opponents`` inside
+    the batch."""
     import gymnasium as gym
 
     import machu_env  # noqa: F401 (registers MachuPicchu-v0)
 
     kwargs = {} if mode is None else {"autoreset_mode": mode}
-    envs = gym.make_vec("MachuPicchu-v0", num_envs=num_envs, num_players=2,
-                        opponents="random:1", **kwargs)
+    envs = gym.make_vec("MachuPicchu-v0", num_envs=num_envs, num_players=players,
+                        opponents=opponents, **kwargs)
     envs.reset(seed=0)
     for _ in range(20):  # warm-up: every kernel compiled, some games ended
         envs.step(envs.random_actions())
@@ -38,7 +47,7 @@ def vector_rate(num_envs: int, seconds: float, mode: str | None) -> float:
     while time.perf_counter() - t0 < seconds:
         envs.step(envs.random_actions())
         steps += num_envs
-    return steps / (time.perf_counter() - t0)
+    return steps, time.perf_counter() - t0
 
 
 def example_seconds(example: Path, steps: int) -> float:

@@ -48,9 +48,11 @@ from machu_env.train.ppo import bf16_supported
 from machu_env.train.selfplay import TrainConfig, train
 
 try:
+    from machu_env.benchmarks.autoreset_speed import vector_steps
     from machu_env.benchmarks.machine import describe
 except ImportError:  # run as a script: python benchmarks/train_speed.py
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from autoreset_speed import vector_steps
     from machine import describe
 
 NEVER = 10**12  # no evaluation or snapshot during a measured run
@@ -124,21 +126,8 @@ PREVIOUS = {"net_arch": "256,256", "n_epochs": 4}  # the recipe before 2026-11-2
 
 def env_rate(opponents: str, players: int, num_envs: int = 128, seconds: float = 5.0) -> dict:
     """Learner steps per second of the training env alone (``gym.make_vec``: ``PoolVecEnv``
-    inside), random legal learner actions from its compiled sampler."""
-    import gymnasium as gym
-
-    import machu_env  # noqa: F401 (registers MachuPicchu-v0)
-
-    envs = gym.make_vec("MachuPicchu-v0", num_envs=num_envs, num_players=players,
-                        opponents=opponents)
-    envs.reset(seed=0)
-    for _ in range(20):  # warm-up: every kernel compiled, some games ended
-        envs.step(envs.random_actions())
-    steps, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        envs.step(envs.random_actions())
-        steps += num_envs
-    secs = time.perf_counter() - t0
+    inside; ``autoreset_speed.vector_steps``), random legal learner actions."""
+    steps, secs = vector_steps(num_envs, seconds, None, players, opponents)
     return {"steps": steps, "seconds": round(secs, 2), "steps_per_second": round(steps / secs, 1),
             "opponents": opponents, "num_envs": num_envs}
 
