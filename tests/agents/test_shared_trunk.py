@@ -103,3 +103,15 @@ def test_init_keeps_the_shape_of_the_policy_it_starts_from(tmp_path, init, arch)
     assert t.config.net_arch == arch
     with pytest.raises(ValueError, match="is not this run's"):
         Trainer(tiny(tmp_path / "x", net_arch="shared:16", init=init), verbose=False)
+
+
+def test_init_from_a_network_no_net_arch_names_is_refused_and_writes_nothing(tmp_path):
+    """A policy and value network of different sizes has no ``--net-arch``: with ``--init`` and
+    no ``--net-arch`` the run is refused, naming the shapes, before the run folder exists."""
+    from machu_env.train.selfplay import Trainer
+
+    net = policy_file.new_net({**policy_file.net_config([32], observation=1), "vf": [16]}, 0)
+    init = str(policy_file.save(tmp_path / "odd.safetensors", net.state_dict(), net.config))
+    with pytest.raises(ValueError, match=r"has no --net-arch of machu train"):
+        Trainer(tiny(tmp_path / "r", net_arch="", init=init), verbose=False)
+    assert not (tmp_path / "r").exists()
