@@ -201,7 +201,9 @@ def test_the_hint_table_fits_its_panel_on_a_laptop(server, browser):
     browser.find_element(By.ID, "hint-on").click()
     for _ in range(3):  # to a Prince's move: the longest words
         wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
+        before = moves(browser)
         browser.find_elements(By.CSS_SELECTOR, "button.action")[0].click()
+        wait(lambda before=before: moves(browser) > before)  # (not the old page's button again)
     wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
     right, side, page = browser.execute_script(
         "return [document.querySelector('#hint table').getBoundingClientRect().right, "
