@@ -44,6 +44,9 @@ def make_agent(name: str, seed: int = 0, **kwargs) -> Agent:
     trust_pickle = bool(kwargs.pop("trust_pickle", False))
     if name.startswith(("search:", "rollout:")):
         kind, inner_name = name.split(":", 1)
+        if inner_name.startswith(("search:", "rollout:")):
+            raise ValueError(f"{name!r}: {kind} wraps a trained policy ({kind}:ppo-2p, "
+                             f"{kind}:policy:<file>), not another search or rollout agent")
         inner = make_agent(inner_name, seed=seed, trust_pickle=trust_pickle)
         if getattr(inner, "is_population", False):
             raise ValueError(f"{name!r}: {kind} needs a single trained policy; "

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,7 @@ from machu_env.agents.policy_net import (  # noqa: F401  (the networks, re-expor
     observation_version,
     widen_input,
 )
+from machu_env.core import files
 from machu_env.engine.observation import OBS_SIZE, OBS_SIZES, OBS_V2_SIZE, OBS_V3_SIZE
 from machu_env.rules.actions import NUM_ACTIONS
 
@@ -147,6 +149,32 @@ def expected_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     shapes["value_net.weight"] = (1, head_width(config, "vf"))
     shapes["value_net.bias"] = (1,)
     return shapes
+
+
+def file_bytes(config: dict[str, Any]) -> int:
+    """About the size of an agent file of this network (its float32 tensors and a header of at
+    most a few kB): checked against ``MAX_FILE_BYTES`` before a network is trained or saved."""
+    count = sum(math.prod(shape) for shape in expected_shapes(config).values())
+    return 4 * count + 16_384
+
+
+def check_size(config: dict[str, Any], where: str) -> None:
+    """ValueError when a network of ``config`` would not fit in an agent file."""
+    size = file_bytes(config)
+    if size > MAX_FILE_BYTES:
+        raise ValueError(f"{where}: a network of layers {config.get('shared') or []} shared, "
+                         f"{config['pi']} policy, {config['vf']} value makes an agent file of "
+                         f"{size / 2**20:.0f} MiB; agent files are at most "
+                         f"{MAX_FILE_BYTES // 2**20} MiB: use fewer or narrower layers")
+
+
+def play_of(data: bytes, where: str = "policy file") -> dict[str, float] | None:
+    """The ``play`` entry of a single policy's file (None where it has none: argmax)."""
+    _, meta = _read(data, where)
+    play = _json(meta, "play", "null", where)
+    if play is None:
+        return None
+    return {"temperature": check_play(play, where)}
 
 
 def check_play(play: Any, where: str) -> float:
@@ -275,9 +303,8 @@ def save(path: str | Path, state_dict: dict[str, Any], config: dict[str, Any],
          info: dict[str, Any] | None = None, play: dict[str, float] | None = None) -> Path:
     """Write a policy file from an sb3 policy's ``state_dict`` (the actor-critic tensors);
     ``play``: how it plays (``{"temperature": T}``; absent: argmax)."""
-    from safetensors.torch import save_file
-
     config = check_config(config, str(path))
+    check_size(config, str(path))
     names = expected_shapes(config)
     tensors = {k: state_dict[k].detach().cpu().float().contiguous() for k in names}
     meta = {"format": FORMAT, "version": str(VERSION), "config": json.dumps(config),
@@ -285,10 +312,23 @@ def save(path: str | Path, state_dict: dict[str, Any], config: dict[str, Any],
     if play is not None:
         check_play(play, str(path))
         meta["play"] = json.dumps(play)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(path), metadata=meta)
-    parse(path.read_bytes(), str(path))  # what we write, we can read
+    return _write(Path(path), tensors, meta, parse)
+
+
+def _write(path: Path, tensors: dict[str, Any], meta: dict[str, str], check) -> Path:
+    """Write the file under a temporary name, read it back with ``check`` (what we write, we
+    can read), then move it into place: an interrupted save leaves the old file or none."""
+    from safetensors.torch import save_file
+
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder: give an agent file name ({SUFFIX})")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise ValueError(f"cannot write {path}: a part of its folder is a file") from None
+    with files.replacing(path) as tmp:
+        save_file(tensors, str(tmp), metadata=meta)
+        check(read_bytes(tmp), str(path))
     return path
 
 
@@ -297,8 +337,6 @@ def save_population(path: str | Path, members: list[tuple[dict[str, Any], dict[s
                     info: dict[str, Any] | None = None) -> Path:
     """Write a population: ``members`` as ``(state_dict, config, info, temperature, weight)``
     (the weights are normalised to sum to 1)."""
-    from safetensors.torch import save_file
-
     if not 1 <= len(members) <= MAX_MEMBERS:
         raise ValueError(f"a population has 1..{MAX_MEMBERS} members, got {len(members)}")
     total = float(sum(m[4] for m in members))
@@ -315,11 +353,7 @@ def save_population(path: str | Path, members: list[tuple[dict[str, Any], dict[s
                         "info": member_info or {}})
     meta = {"format": POPULATION_FORMAT, "version": str(VERSION),
             "members": json.dumps(entries), "info": json.dumps(info or {})}
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(path), metadata=meta)
-    parse_members(path.read_bytes(), str(path))  # what we write, we can read
-    return path
+    return _write(Path(path), tensors, meta, parse_members)
 
 
 def sb3_config(policy) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import csv
+import io
 import itertools
 import json
 import math
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from machu_env.agents import make_agent
+from machu_env.core import files
 from machu_env.core.checks import check_decisions
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 from machu_env.core.records import game_record
@@ -328,26 +330,37 @@ def format_table(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+OUTPUTS = ("summary.json", "summary.csv", "win_shares.png")  # what ``write_outputs`` writes
+
+
 def write_outputs(summary: dict[str, Any], out: Path) -> list[Path]:
-    """``summary.json``, ``summary.csv`` and ``win_shares.png`` under ``out``."""
+    """``win_shares.png``, ``summary.csv`` and ``summary.json`` (last) under ``out``, each
+    whole or absent (``core.files``)."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    with open(out / "summary.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["agent", "games", "win_share", "ci_low", "ci_high", "mean_score", "mean_vp",
-                    "rating"])
-        for a in summary["agents"]:
-            w.writerow([a["agent"], a["games"], f"{a['win_share']:.4f}",
-                        f"{a['win_ci95'][0]:.4f}", f"{a['win_ci95'][1]:.4f}",
-                        f"{a['mean_score']:.2f}", f"{a['mean_vp']:.2f}", f"{a['rating']:.3f}"])
-    paths = [out / "summary.json", out / "summary.csv"]
+    text = io.StringIO(newline="")
+    w = csv.writer(text)
+    w.writerow(["agent", "games", "win_share", "ci_low", "ci_high", "mean_score", "mean_vp",
+                "rating"])
+    for a in summary["agents"]:
+        w.writerow([a["agent"], a["games"], f"{a['win_share']:.4f}",
+                    f"{a['win_ci95'][0]:.4f}", f"{a['win_ci95'][1]:.4f}",
+                    f"{a['mean_score']:.2f}", f"{a['mean_vp']:.2f}", f"{a['rating']:.3f}"])
+    chart = _chart(summary, out)
+    paths = [files.write_text(out / "summary.csv", text.getvalue())]
+    paths.insert(0, files.write_json(out / "summary.json", summary))
+    return paths + ([chart] if chart is not None else [])
+
+
+def _chart(summary: dict[str, Any], out: Path) -> Path | None:
+    """``win_shares.png``: each agent's win share with its 95 % interval (None without
+    matplotlib)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return paths
+        return None
     names = [a["agent"] for a in summary["agents"]]
     share = [a["win_share"] for a in summary["agents"]]
     err = [[max(0.0, s - a["win_ci95"][0]) for s, a in zip(share, summary["agents"],
@@ -361,5 +374,7 @@ def write_outputs(summary: dict[str, Any], out: Path) -> list[Path]:
            title=f"{summary['games']} games, {summary['players']} players")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "win_shares.png", dpi=110)
-    return [*paths, out / "win_shares.png"]
+    path = files.write_with(out / "win_shares.png",
+                            lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+    plt.close(fig)
+    return path

@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from machu_env.agents import policy_file
+from machu_env.core import files
 from machu_env.core.checks import check_int
 from machu_env.core.reward_modes import check_reward_mode
 from machu_env.envs.opponents import COMPILED_NAMES
@@ -21,6 +22,9 @@ from machu_env.train.ppo import (
 
 EVAL_OPPONENTS = ("random", "builder", "gold")
 DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` is left empty
+MAX_EVAL_GAMES = 100_000  # games per opponent per evaluation (all played at once)
+# a network's shape as written: ASCII digits, no signs, spaces or leading zeros
+NET_ARCH = re.compile(r"(shared:)?[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){0,15}", re.ASCII)
 
 
 def read_history(path: Path) -> list[dict[str, float]]:
@@ -72,7 +76,7 @@ class TrainConfig(PPOSettings):
     exploit_greedy: bool = False
     init: str = ""
     frozen: str = ""  # comma-separated policies that stay in the pool (frozen exploiters)
-    observation: int = 1  # the observation version: 1, or 2 (with the race for the gold majority)
+    observation: int = 0  # the observation version 1, 2 or 3; 0: --init's own version, else 1
     ray: str = ""  # "" or a Ray address: the evaluations against the heuristics run as Ray tasks
 
     def check(self) -> None:
@@ -84,9 +88,10 @@ class TrainConfig(PPOSettings):
         super().check()
         check_int("players", self.players, 2, 5)
         check_int("seed", self.seed, 0, 2**32 - 1)
-        for name in ("timesteps", "snapshot_every", "max_snapshots", "eval_every", "eval_games",
+        for name in ("timesteps", "snapshot_every", "max_snapshots", "eval_every",
                      "exploiter_every", "exploiter_steps", "max_exploiters"):
             check_int(name, getattr(self, name), 1, None)
+        check_int("eval_games", self.eval_games, 1, MAX_EVAL_GAMES)
         check_int("imitate_games", self.imitate_games, 1, 100_000)
         check_int("imitate_epochs", self.imitate_epochs, 1, 100)
         if self.imitate and self.imitate not in COMPILED_NAMES:
@@ -94,7 +99,7 @@ class TrainConfig(PPOSettings):
                              f"({', '.join(COMPILED_NAMES)}), got {self.imitate!r}")
 
         check_int("threads", self.threads, 0, MAX_THREADS)
-        check_int("observation", self.observation, 1, 3)
+        check_int("observation", self.observation, 0, 3)
         for name in ("league", "exploit_greedy"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
@@ -103,6 +108,7 @@ class TrainConfig(PPOSettings):
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
                 raise ValueError(f"{name} must be a number in [0, 1], got {v!r}")
         self.layers()
+        policy_file.check_size(self.network(), f"net_arch {self.arch()!r}")
         self.eval_names()
         self.frozen_paths()
         parse_pool(self.pool)
@@ -118,10 +124,8 @@ class TrainConfig(PPOSettings):
 
     def layers(self) -> list[int]:
         """The hidden layer sizes of ``net_arch`` (``256,256``, or ``shared:256,256``)."""
-        try:
-            sizes = [int(x) for x in self.arch().removeprefix("shared:").split(",")]
-        except ValueError:
-            sizes = []
+        sizes = ([int(x) for x in self.arch().removeprefix("shared:").split(",")]
+                 if NET_ARCH.fullmatch(self.arch()) else [])
         if (not sizes or min(sizes) < 1 or max(sizes) > policy_file.MAX_WIDTH
                 or len(sizes) > policy_file.MAX_LAYERS):
             raise ValueError(f"net_arch must be 1..{policy_file.MAX_LAYERS} comma-separated "
@@ -132,7 +136,7 @@ class TrainConfig(PPOSettings):
 
     def network(self) -> dict:
         """The agent-file config of the run's network (``net_arch``, ``observation``)."""
-        return policy_file.net_config(self.layers(), observation=self.observation,
+        return policy_file.net_config(self.layers(), observation=self.observation or 1,
                                       shared=self.arch().startswith("shared:"))
 
     def eval_names(self) -> list[str]:
@@ -200,6 +204,12 @@ def arch_of(path: Path) -> str:
                      "networks alike, or a shared trunk with linear heads)")
 
 
+def observation_of(path: Path) -> int:
+    """The observation version the policy of the agent file at ``path`` reads."""
+    _, config, _ = policy_file.parse(policy_file.read_bytes(path), str(path))
+    return policy_file.observation_version(config)
+
+
 def init_path(init: str, what: str = "init") -> Path:
     """The agent file ``--init`` names: a shipped agent (``ppo-2p-v1``, ``best-3p``),
     ``policy:<file>`` or a path to a ``.safetensors`` agent file."""
@@ -237,6 +247,6 @@ def plot_curve(history: list[dict[str, float]], path: Path, config: TrainConfig)
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    files.write_with(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
     plt.close(fig)
     return path

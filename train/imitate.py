@@ -22,6 +22,43 @@ from machu_env.envs import opponents as O
 
 TEACHERS = tuple(O.COMPILED_NAMES)
 MAX_GAMES = 100_000
+# decisions a game of a compiled heuristic at every seat takes, on average, with a margin (gold:
+# 183, 174, 166 and 186 with 2..5 players over 200 games each, 2026-11-27)
+DECISIONS_PER_GAME = 220
+
+
+def available_memory() -> int:
+    """The memory the system can give without swapping (``MemAvailable``); where that cannot
+    be read, half the machine's memory (8 GiB where neither can)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    from machu_env.train.ppo import memory_for_rollouts
+
+    return memory_for_rollouts()
+
+
+def imitation_bytes(games: int, obs_size: int) -> int:
+    """About the most memory ``teacher_data`` holds for ``games`` games: each decision's
+    observation, legal mask, action and result, twice while the chunks are joined."""
+    from machu_env.rules.actions import NUM_ACTIONS
+
+    return 2 * games * DECISIONS_PER_GAME * (4 * obs_size + NUM_ACTIONS + 8 + 4)
+
+
+def check_memory(games: int, obs_size: int) -> None:
+    """ValueError naming ``imitate_games`` when its decisions would not fit in the memory
+    available now (with a quarter kept free), before any game is played."""
+    need, room = imitation_bytes(games, obs_size), available_memory() * 3 // 4
+    if need > room:
+        most = max(1, room // imitation_bytes(1, obs_size))
+        raise ValueError(f"imitate_games {games:,} needs about {need / 2**30:.1f} GiB for the "
+                         f"teacher's decisions; {room / 2**30:.1f} GiB can be used here (three "
+                         f"quarters of the memory available): at most {most:,} games")
 
 
 def teacher_data(teacher: str, players: int, games: int, seed: int, obs_size: int):
@@ -29,6 +66,7 @@ def teacher_data(teacher: str, players: int, games: int, seed: int, obs_size: in
     ``teacher`` at every seat: float32, bool, int64, float32 (the decider's final reward)."""
     from machu_env.train.dataset import play_recorded
 
+    check_memory(games, obs_size)
     obs, masks, actions, results = [], [], [], []
     for chunk in play_recorded([teacher], players, games, seed=seed):
         rows, acts, who = [], [], []

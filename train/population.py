@@ -22,6 +22,7 @@ positive weight, and the matrix, names and value in its ``info``.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,14 @@ def members_of(names: list[str], trust_pickle: bool = False,
                              f"{'' if not members else f', not a population of {len(members)}'}")
         net, temperature, _ = members[0]
         out.append((name, net, temperature))
+    seen: dict[str, str] = {}
+    for name, net, temperature in out:  # one policy under two names (an alias, a copy)
+        digest = hashlib.sha256(repr(temperature).encode())
+        for tensor in net.state_dict().values():
+            digest.update(tensor.detach().cpu().numpy().tobytes())
+        if (first := seen.setdefault(digest.hexdigest(), name)) != name:
+            raise ValueError(f"members {first!r} and {name!r} are the same policy (the same "
+                             "weights and play): name each policy once")
     return out
 
 

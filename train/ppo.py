@@ -57,6 +57,19 @@ def memory_for_rollouts() -> int:
         return 8 * 2**30
 
 
+def torch_device(name: str):
+    """The torch device ``auto`` (a CUDA GPU if torch sees one), ``cpu``, ``cuda[:n]`` or
+    ``mps`` names; ValueError for a GPU this torch does not see."""
+    import torch
+
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {name}: this torch sees no CUDA GPU (use cpu or auto)")
+    if name == "mps" and not torch.backends.mps.is_available():
+        raise ValueError("device mps: this torch sees no Apple GPU (use cpu or auto)")
+    return torch.device("cuda" if name == "auto" and torch.cuda.is_available()
+                        else "cpu" if name == "auto" else name)
+
+
 @dataclass
 class PPOSettings:
     """The algorithm's settings (sb3-contrib MaskablePPO's meaning; the trainer's

@@ -6,13 +6,11 @@
 A run folder holds ``config.json``, ``history.csv`` (one row per evaluation), ``curve.png``
 (the learning curve), ``tb/`` (TensorBoard: ``tensorboard --logdir OUT/tb``), ``checkpoints/``
 (``step_<N>.safetensors`` at every evaluation), ``latest.safetensors``, ``best.safetensors``
-(best win share against the strongest heuristic, ``gold``), ``snapshots/`` (the frozen
-opponents) and ``summary.json`` (timings, throughput, the simulator's share of the training
-time). Every policy is an agent file (``machu_env.agents.policy_file``: data only, usable as
-``policy:<path>``). ``--resume`` continues a run from ``latest.safetensors``, the optimizer's
-state ``latest_optimizer.pt`` (tensors, read with ``torch.load(weights_only=True)``),
-``latest.json`` and the snapshots, up to ``--timesteps`` in total: nothing it reads can run
-code.
+(best win share against ``gold``), ``snapshots/`` (the frozen opponents) and ``summary.json``
+(timings, throughput, the simulator's share). Every policy is an agent file
+(``machu_env.agents.policy_file``: data only, usable as ``policy:<path>``). ``--resume``
+continues a run from its last whole checkpoint (``checkpoints.py``) and the snapshots, up to
+``--timesteps`` in total: nothing it reads can run code.
 
 The opponent pool: each game draws, for every other seat, ``random``, ``builder``, ``gold`` or
 one of the frozen snapshots of the learner (``self``, shared equally among them), with the
@@ -47,7 +45,7 @@ from __future__ import annotations
 
 import copy
 import csv
-import json
+import io
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -56,14 +54,16 @@ from typing import Any
 import numpy as np
 
 from machu_env.agents import policy_file
-from machu_env.core.checks import check_int
+from machu_env.core import files
 from machu_env.envs.pool_env import PoolVecEnv
+from machu_env.train import checkpoints
 from machu_env.train.bank import PolicyBank
 from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's API)
     EVAL_OPPONENTS,
     TrainConfig,
     arch_of,
     init_path,
+    observation_of,
     plot_curve,
     read_history,
 )
@@ -74,6 +74,7 @@ from machu_env.train.ppo import (
     net_config,  # noqa: F401  (re-exported)
     new_net,
     set_threads,
+    torch_device,
 )
 from machu_env.train.progress import Progress, busy_warning, run_summary
 
@@ -98,26 +99,39 @@ class Trainer:
         self.out = Path(c.out)
         if self.out.exists() and not self.out.is_dir():
             raise ValueError(f"--out {self.out} is a file: give a folder for the run")
-        import torch
 
-        if c.device.startswith("cuda") and not torch.cuda.is_available():
-            raise ValueError(f"device {c.device}: this torch sees no CUDA GPU (use cpu or "
-                             "auto)")
-        if c.device == "mps" and not torch.backends.mps.is_available():
-            raise ValueError("device mps: this torch sees no Apple GPU (use cpu or auto)")
-        self.device = torch.device("cuda" if c.device == "auto" and torch.cuda.is_available()
-                                   else "cpu" if c.device == "auto" else c.device)
+        self.device = torch_device(c.device)
         set_threads(c.threads)  # before any torch op (an OpenMP team at the default size spins)
         if not c.net_arch and not resume:  # --init's own shape, or the default one
             c.net_arch = arch_of(init_path(c.init)) if c.init else c.arch()
+        if not c.observation:  # --init's own observation, or version 1
+            c.observation = observation_of(init_path(c.init)) if c.init else 1
         self.config_net = c.network()
         # the starting policy is read (and its shape checked) before anything is written
-        init_net = self._load_net(init_path(c.init)) if c.init and not resume else None
+        self._init_net = init_net = (self._load_net(init_path(c.init)) if c.init and not resume
+                                     else None)
         self.frozen = [self._load_net(path).cpu().eval() for path in c.frozen_paths()]
+        if not resume and init_net is None and c.imitate:
+            from machu_env.train.imitate import check_memory
+
+            check_memory(c.imitate_games, self.config_net["obs_size"])
+        if resume:
+            self._check_resumable()
+        created = not self.out.exists()
         try:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"cannot create the run folder {self.out}: {e.strerror}") from None
+        try:
+            self._build(resume, verbose)
+        except BaseException:  # a failed or interrupted start leaves no empty run folder
+            if created and self.out.is_dir() and not any(self.out.iterdir()):
+                self.out.rmdir()
+            raise
+
+    def _build(self, resume: bool, verbose: bool) -> None:
+        c = self.config
+        init_net = self._init_net
         self.verbose = verbose
         self.progress = Progress(c.timesteps, enabled=False)  # (run() starts the real one)
         self.imitation: dict[str, Any] | None = None
@@ -130,12 +144,10 @@ class Trainer:
         if resume:
             self._resume()
         else:
-            if (self.out / f"latest{policy_file.SUFFIX}").exists():
+            if (self.out / "latest.json").exists():
                 raise ValueError(f"{self.out} already holds a run; use --resume to continue it "
                                  "or choose another --out")
-            for folder in ("snapshots", "exploiters"):
-                for stale in (self.out / folder).glob(f"step_*{policy_file.SUFFIX}"):
-                    stale.unlink()  # from an earlier run here that never reached a checkpoint
+            checkpoints.clear_unfinished(self.out)  # an earlier start that never checkpointed
             net = init_net if init_net is not None else \
                 new_net(self.config_net, c.seed).to(self.device)
             if init_net is None and c.imitate:  # fresh weights: the heuristic's moves first
@@ -144,57 +156,50 @@ class Trainer:
                 self.imitation = head_start(net, c, self.device, verbose)
             self.model = PPO(net, c.ppo_settings(), seed=c.seed)
             self.add_snapshot()
-        (self.out / "config.json").write_text(json.dumps(asdict(c), indent=2))
+        files.write_json(self.out / "config.json", asdict(c))
         self.train_seconds = 0.0  # this session's training time (evaluations excluded)
         self.exploiter_seconds = 0.0
         self._steps_this_session = 0
         self._writer = None
 
     # --- building -------------------------------------------------------------------------------
+    def _check_resumable(self) -> None:
+        """Before any work: the checkpoint is whole and its network is this run's."""
+        checkpoints.read_state(self.out)
+        self._load_net(self.out / checkpoints.LATEST, widen=False)
+
     def _resume(self) -> None:
         """Rebuild the learner from the run's data-only files (no unpickling)."""
-        import torch
-
         c = self.config
-        latest, opt_path, state_path = (self.out / f"latest{s}" for s in
-                                        (policy_file.SUFFIX, "_optimizer.pt", ".json"))
-        for path in (latest, opt_path, state_path):
-            if not path.exists():
-                raise ValueError(f"nothing to resume: {path} does not exist")
-        try:
-            state = json.loads(state_path.read_text()[:100_000])
-            steps = check_int("num_timesteps", state["num_timesteps"], 0, 2**40)
-            updates = check_int("n_updates", state["n_updates"], 0, 2**40)
-        except (ValueError, KeyError, TypeError, RecursionError) as e:
-            what = f"no {e}" if isinstance(e, KeyError) else str(e)
-            raise ValueError(f"{state_path}: not a run state of machu train ({what}; it "
-                             "holds num_timesteps and n_updates, ints >= 0)") from None
+        checkpoints.clear_partial(self.out)
+        steps, updates = checkpoints.read_state(self.out)
         # new games and new draws, not a replay of the run's first ones (still a function of
         # the seed and the step)
-        self.model = PPO(self._load_net(latest), c.ppo_settings(), seed=c.seed + steps)
-        try:
-            optimizer = torch.load(opt_path, map_location=self.device, weights_only=True)
-            self.model.optimizer.load_state_dict(optimizer)
-        except Exception as e:  # torch refuses anything but tensors and plain containers
-            raise ValueError(f"{opt_path}: not an optimizer state of this run ({e})") from None
+        self.model = PPO(self._load_net(self.out / checkpoints.LATEST, widen=False),
+                         c.ppo_settings(), seed=c.seed + steps)
+        checkpoints.load_optimizer(self.model.optimizer, self.out / checkpoints.OPTIMIZER,
+                                   self.device)
         self.model.num_timesteps, self.model.n_updates = steps, updates
         self.env.seed(c.seed + steps)
         for folder, target in (("snapshots", self.snapshots), ("exploiters", self.exploiters)):
             for path in sorted((self.out / folder).glob(f"step_*{policy_file.SUFFIX}"),
                                key=lambda p: int(p.stem.split("_")[1])):
-                target.append((int(path.stem.split("_")[1]), self._load_net(path)))
+                target.append((int(path.stem.split("_")[1]), self._load_net(path, False)))
         self._install_pool()
         history = self.out / "history.csv"
-        if history.exists():
-            self.history = read_history(history)
+        if history.exists():  # (an evaluation after the checkpoint is played again)
+            self.history = [r for r in read_history(history) if r["timesteps"] <= steps]
 
-    def _load_net(self, path: Path):
-        """An agent file of this run's network shape, as a trainable ``PolicyNet``."""
+    def _load_net(self, path: Path, widen: bool = True):
+        """An agent file of this run's network shape, as a trainable ``PolicyNet``; with
+        ``widen``, one reading a shorter observation too (its input widened: ``--init`` and
+        ``--frozen``), never for the run's own files."""
         tensors, config, _ = policy_file.parse(policy_file.read_bytes(path), str(path))
         narrow = {**config, "obs_size": self.config_net["obs_size"]}
-        if narrow != self.config_net or config["obs_size"] > self.config_net["obs_size"]:
-            raise ValueError(f"{path}: its network ({config}) is not this run's "
-                             f"(--net-arch {self.config.arch()}, --observation "
+        if narrow != self.config_net or config["obs_size"] > self.config_net["obs_size"] \
+                or (not widen and config != self.config_net):
+            raise ValueError(f"{path}: its network ({config}) is not this run's network "
+                             f"(net_arch {self.config.arch()}, observation "
                              f"{self.config.observation})")
         net = new_net(config, 0)
         net.load_state_dict(tensors)
@@ -320,40 +325,30 @@ class Trainer:
             members[name] = win_share(self.model.predict, bank, c.eval_games, c.players,
                                       seed=7_000_003 + step)
         table = league_table(members, c.eval_games, c.players)
-        (self.out / "league.json").write_text(json.dumps(
-            {"timesteps": row["timesteps"], "games_per_member": c.eval_games,
-             "table": table}, indent=2))
+        files.write_json(self.out / "league.json", {
+            "timesteps": row["timesteps"], "games_per_member": c.eval_games, "table": table})
         worst = min((v for k, v in members.items() if k.startswith(("exploiter", "frozen"))),
                     default=None)
         row["win_vs_worst_exploiter"] = worst if worst is not None else float("nan")
 
     def _write_history(self) -> None:
         fields_ = list(dict.fromkeys(k for r in self.history for k in r))
-        with (self.out / "history.csv").open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=fields_)
-            writer.writeheader()
-            writer.writerows(self.history)
+        text = io.StringIO(newline="")
+        writer = csv.DictWriter(text, fieldnames=fields_)
+        writer.writeheader()
+        writer.writerows(self.history)
+        files.write_text(self.out / "history.csv", text.getvalue())
 
     def plot(self) -> Path:
         """The learning curve (``curve.png``): win share against each heuristic."""
         return plot_curve(self.history, self.out / "curve.png", self.config)
 
     def save(self, best: bool) -> None:
-        """Checkpoint: agent files (step, latest, best) and what resuming needs besides."""
-        import torch
-
-        step = int(self.model.num_timesteps)
-        info = self._info()
-        s = policy_file.SUFFIX
-        weights = self.model.net.state_dict()
-        policy_file.save(self.out / "checkpoints" / f"step_{step}{s}", weights, self.config_net,
-                         info)
-        policy_file.save(self.out / f"latest{s}", weights, self.config_net, info)
-        torch.save(self.model.optimizer.state_dict(), self.out / "latest_optimizer.pt")
-        (self.out / "latest.json").write_text(json.dumps(
-            {"num_timesteps": step, "n_updates": int(self.model.n_updates)}))
-        if best:
-            policy_file.save(self.out / f"best{s}", weights, self.config_net, info)
+        """Checkpoint: agent files (step, latest, best) and what resuming needs besides, as a
+        whole (``checkpoints.write``)."""
+        checkpoints.write(self.out, int(self.model.num_timesteps), int(self.model.n_updates),
+                          self.model.net.state_dict(), self.config_net, self._info(),
+                          self.model.optimizer.state_dict(), best)
 
     # --- the run --------------------------------------------------------------------------------
     def _log(self, values: dict[str, float]) -> None:
@@ -420,7 +415,7 @@ class Trainer:
         if self._writer is not None:
             self._writer.close()
         summary = self.summary()
-        (self.out / "summary.json").write_text(json.dumps(summary, indent=2))
+        files.write_json(self.out / "summary.json", summary)
         return summary
 
     def _checkpoint(self) -> None:

@@ -11,13 +11,21 @@ not ours (paths, agent names, records, what a player types) is printed without r
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import typer
 
 from machu_env.cli import datasets, evaluating, playing, roster, serving, tools, training
 from machu_env.cli.commands import app, err_console
-from machu_env.cli.interrupts import Interrupted, interruptible, on_signal, quiet_unraisable
+from machu_env.cli.interrupts import (
+    RECEIVED,
+    Interrupted,
+    Terminated,
+    interruptible,
+    on_signal,
+    quiet_unraisable,
+)
 
 for command in (playing.play, roster.agents, evaluating.tournament, evaluating.analyze,
                 datasets.dataset, playing.replay, serving.serve,
@@ -43,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     prefix = f"machu {name}" if name in app_commands() else "machu"
     try:
         result = app(args=args, prog_name="machu", standalone_mode=False)
+        if result == 130 and RECEIVED:  # typer's silent answer to a signal while it parses
+            stopped = Interrupted.of(Terminated() if RECEIVED[0] == signal.SIGTERM
+                                     else KeyboardInterrupt())
+            err_console.print(f"{prefix}: {stopped}")
+            return stopped.code
         if isinstance(result, int):  # (click returns the exit code of typer.Exit)
             return result
     except typer.Exit as e:
@@ -75,8 +88,6 @@ def app_commands() -> set[str]:
 
 
 def entry_point() -> None:
-    import signal
-
     for signum in (signal.SIGINT, signal.SIGTERM):  # the command line only (not an embedding)
         if signal.getsignal(signum) is not signal.SIG_IGN:  # (a shell's `cmd &` ignores SIGINT)
             signal.signal(signum, on_signal)

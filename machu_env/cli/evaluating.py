@@ -52,7 +52,7 @@ def tournament(
                                       "which can run code)"),
 ) -> None:
     """Play every seating permutation evenly; win shares, scores, endings, ratings."""
-    from machu_env.agents.tournament import format_table, run_tournament, write_outputs
+    from machu_env.agents.tournament import OUTPUTS, format_table, run_tournament, write_outputs
 
     check_seconds(mcts_seconds)
     names = agent_list(agents)
@@ -68,6 +68,7 @@ def tournament(
                                  param_hint="--records")
     had_records = folder.exists()
     output_folder(out, "--out")
+    summary = None
     try:
         summary = run_tournament(names, players, games, seed=seed,
                                  workers=workers if workers is not None or ray else 2,
@@ -75,18 +76,21 @@ def tournament(
                                  records_dir=folder if records else None,
                                  progress=progress, trust_pickle=trust_pickle, html=html,
                                  ray=ray, max_decisions=max_decisions)
+        console.print(format_table(summary), highlight=False)
+        paths = write_outputs(summary, out)
     except BaseException as e:  # bad agents, Ctrl-C: no partial run is left to be analysed
         if records and folder.is_dir():  # (absent or empty before the run: so it is again)
             shutil.rmtree(folder, ignore_errors=True)
             if had_records:
                 folder.mkdir()
+        if summary is not None:  # stopped while writing the outputs: none of them is kept
+            for name in OUTPUTS:
+                (out / name).unlink(missing_ok=True)
         if not existed and out.is_dir() and not any(out.iterdir()):
             out.rmdir()
         if isinstance(e, (ValueError, ImportError)):
             raise typer.BadParameter(str(e)) from None
         raise
-    console.print(format_table(summary), highlight=False)
-    paths = write_outputs(summary, out)
     console.print("wrote " + ", ".join(str(p) for p in paths))
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import typer
 from machu_env.cli.commands import console
 from machu_env.cli.options import (
     agent_files,
+    check_output_folder,
     output_file,
     output_folder,
     refuse_inputs_inside,
@@ -96,10 +99,10 @@ def train(
                                "exploiters of earlier probes, say"),
     init: str = typer.Option("", help="start from this trained policy (ppo-2p-v1, "
                              "policy:<file>) instead of fresh weights"),
-    observation: int = typer.Option(1, min=1, max=3, help="the observation version: 1, 2 "
+    observation: int = typer.Option(0, min=0, max=3, help="the observation version: 1, 2 "
                                     "(with the race for the gold majority) or 3 (and the "
-                                    "history summary); --init from a shorter version widens "
-                                    "its input"),
+                                    "history summary); 0: the --init policy's own, else 1; "
+                                    "--init from a shorter version widens its input"),
     ray: str = typer.Option("", metavar="[ADDRESS]", help="play the evaluations against the "
                             "heuristics as Ray tasks: --ray alone joins or starts a local "
                             "instance; auto or ray://host:port a cluster (the ray extra)"),
@@ -119,11 +122,25 @@ def train(
     options.pop("TrainConfig")
     options.pop("run_training")
     options["out"] = str(out)
+    config = TrainConfig(**options)
     try:
-        summary = run_training(TrainConfig(**options), resume=resume)
+        config.check()  # the options as given, before any work (named as options)
+        summary = run_training(config, resume=resume)
     except (ValueError, ImportError) as e:
-        raise typer.BadParameter(str(e)) from None
+        raise typer.BadParameter(option_words(str(e), options)) from None
     console.print_json(json.dumps(summary))
+
+
+def option_words(message: str, options: dict) -> str:
+    """A setting's message in the command line's words: ``eval_games must be...`` reads
+    ``--eval-games must be...`` (only messages about the options, which start with a setting's
+    name; a file's message starts with its path)."""
+    first = re.match(r"[a-z_]+", message)
+    if first is None or first.group() not in options:
+        return message
+    names = "|".join(sorted((n for n in options if "_" in n or n == first.group()), key=len,
+                            reverse=True))
+    return re.sub(rf"\b({names})\b", lambda m: "--" + m.group(1).replace("_", "-"), message)
 
 
 # --- exploit -------------------------------------------------------------------------------------
@@ -180,9 +197,10 @@ def exploit(
     if bad:
         raise typer.BadParameter(f"eval_at must be an int in 1..{steps} (within --steps), got "
                                  f"{bad[0]}", param_hint="--eval-at")
+    existed = False
     if out is not None:
         refuse_inputs_inside(out, agent_files([agent]), "--out")
-        output_folder(out, "--out")
+        existed = check_output_folder(out, "--out")  # (created when the probe starts)
     if precision not in ("fp32", "bf16") or (precision == "bf16" and not bf16_supported()):
         raise typer.BadParameter(f"precision must be fp32 or bf16 (bf16 only on CPUs with "
                                  f"bfloat16 arithmetic), got {precision!r}",
@@ -203,9 +221,31 @@ def exploit(
         summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
                               settings, trust_pickle=trust_pickle, ray=ray, workers=workers,
                               sampled=sampled, cold=cold, eval_at=at, reward=reward)
-    except (ValueError, ImportError) as e:
-        raise typer.BadParameter(str(e)) from None
+    except BaseException as e:  # a failed or interrupted probe leaves no outputs
+        if out is not None:
+            remove_outputs(out, existed, EXPLOIT_OUTPUTS)
+        if isinstance(e, (ValueError, ImportError)):
+            raise typer.BadParameter(str(e)) from None
+        raise
     console.print_json(json.dumps(summary))
+
+
+EXPLOIT_OUTPUTS = ("curve.csv", "curve.png", "exploiter.safetensors", "summary.json",
+                   "member_*")
+
+
+def remove_outputs(out: Path, existed: bool, names: tuple[str, ...]) -> None:
+    """What a stopped command wrote in ``out``: the folder itself where the command created
+    it, else only the files (and folders) named by ``names``' patterns."""
+    if not existed:
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    for pattern in names:
+        for path in out.glob(pattern):
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
 
 # --- population -----------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ policy's hint on the human's own decision."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,7 @@ def policy_hint(agent: Any, game: Game, name: str, top: int = 8) -> dict[str, An
     """What a trained policy thinks of the deciding player's position: its probability of
     every legal action (softmax at temperature 1; they sum to 1), most probable first (the
     ``top`` first listed), and its value estimate (of the member it would play: for a
-    population, the one drawn for this game)."""
+    population, the one drawn for this game; null where the network gives no finite number)."""
     import torch
 
     probs = agent.probabilities(game)
@@ -84,7 +85,8 @@ def policy_hint(agent: Any, game: Game, name: str, top: int = 8) -> dict[str, An
     with torch.no_grad():
         value = float(net(obs)[1].reshape(-1)[0])
     ranked = sorted(legal, key=lambda a: -probs[a])
-    return {"agent": name, "value": round(value, 4),
+    # (JSON has no inf or NaN: a network that overflows gives no estimate, never a 500)
+    return {"agent": name, "value": round(value, 4) if math.isfinite(value) else None,
             "legal_probability": round(float(probs[legal].sum()), 6),
             "actions": [{"id": int(a), "action": game.legal_actions()[legal.index(a)],
                          "p": round(float(probs[a]), 4)} for a in ranked[:top]],

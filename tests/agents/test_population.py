@@ -365,7 +365,7 @@ def test_machu_train_refuses_a_bad_schedule_in_one_line_and_writes_nothing(tmp_p
     assert main(["train", "--learning-rate-final", "2", "--timesteps", "10", "--out",
                  str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "learning_rate_final" in err[0] and "[0, 1]" in err[0]
+    assert len(err) == 1 and "--learning-rate-final" in err[0] and "[0, 1]" in err[0]
     assert not out.exists()
 
 

@@ -1,0 +1,83 @@
+"""Files that are whole or absent: every output a run may be stopped while writing is written
+to a temporary name beside it and moved into place with ``os.replace`` (atomic on POSIX and
+Windows), so an interrupt leaves the old file or the new one, never half of one.
+``held_signals`` keeps Ctrl-C and SIGTERM waiting while a group of such files is written, so
+that the group is changed as a whole (a checkpoint's weights, optimizer and step)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+TEMP_MARK = ".partial-"  # in the temporary names: ".<name>.partial-<pid>"
+
+
+def temp_path(path: str | Path) -> Path:
+    """The temporary name a file is written under before it replaces ``path``."""
+    path = Path(path)
+    return path.with_name(f".{path.name}{TEMP_MARK}{os.getpid()}")
+
+
+@contextmanager
+def replacing(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; when the block ends normally the file written
+    there replaces ``path`` at once, otherwise it is removed (``path`` untouched)."""
+    path = Path(path)
+    tmp = temp_path(path)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # (absent after the replace)
+
+
+def write_bytes(path: str | Path, data: bytes) -> Path:
+    """``path`` holds ``data``, or (interrupted) what it held before."""
+    with replacing(path) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    return write_bytes(path, text.encode())
+
+
+def write_json(path: str | Path, data: Any, indent: int | None = 2) -> Path:
+    return write_text(path, json.dumps(data, indent=indent))
+
+
+def write_with(path: str | Path, writer: Callable[[Path], Any]) -> Path:
+    """``writer(tmp)`` writes the file (``torch.save``, ``savefig``...); it then replaces
+    ``path``."""
+    with replacing(path) as tmp:
+        writer(tmp)
+    return Path(path)
+
+
+@contextmanager
+def held_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block has run, then act as they would have (the
+    handlers in place before are restored first). Outside the main thread (where no handler
+    can be set) the block just runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    old = {}
+    for s in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(s)
+        if previous is not signal.SIG_IGN and previous is not None:
+            old[s] = signal.signal(s, lambda signum, frame: noted.append(signum))
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        for s in dict.fromkeys(noted):
+            signal.raise_signal(s)
