@@ -17,6 +17,8 @@ from typing import Any
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 CATALOGUE = CHECKPOINTS / "catalogue.json"
 MEASURES = ("vs_gold", "vs_replaced", "probe", "rating")
+NO_RECIPE = ("no recipe rebuilds it: trained before the recipes existed (its commands are in "
+             "docs/research.md)")
 
 
 def _header(path: Path) -> dict[str, Any]:
@@ -57,9 +59,11 @@ def _file_facts(path: Path) -> dict[str, Any]:
     info = json.loads(meta.get("info", "{}"))
     play = json.loads(meta.get("play", "null")) or {"temperature": 0}
     temperature = float(play.get("temperature", 0))
+    recipe = info.get("command") if info.get("recipe") else None
     return {"players": int(info.get("players", 0)), "observation": observation_version(config),
             "play": "argmax" if temperature == 0 else f"sampled, temperature {temperature:g}",
-            "file_bytes": path.stat().st_size, "timesteps": int(info.get("num_timesteps", 0))}
+            "file_bytes": path.stat().st_size, "timesteps": int(info.get("num_timesteps", 0)),
+            "rebuilt_by": recipe if isinstance(recipe, str) else None}
 
 
 def catalogue(players: int | None = None) -> list[dict[str, Any]]:
@@ -73,6 +77,8 @@ def catalogue(players: int | None = None) -> list[dict[str, Any]]:
         row = {"name": name, "alias": alias_of.get(name), "recommended": name in alias_of,
                **_file_facts(path), "summary": entry.get("summary", ""),
                **{k: entry.get(k) for k in MEASURES}}
+        if row["rebuilt_by"] is None:  # trained before the recipes: how it was made
+            row["history"] = entry.get("history", NO_RECIPE)
         if players is None or row["players"] == players:
             rows.append(row)
     return sorted(rows, key=lambda r: (r["players"], not r["recommended"],

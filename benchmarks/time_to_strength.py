@@ -22,6 +22,18 @@ project used before them (``previous``: fresh weights with no imitation, 128 x 1
 minibatch 4096, 4 epochs, two 256x256 MLPs, fp32, learning rate 3e-4). Writes
 ``time_to_strength.json`` (``time_to_strength_<P>p.json`` for other player counts) under
 ``--out``; measure on an idle machine.
+
+The strength ladder (``--ladder --minutes M``): every run trains for ``M`` minutes, evaluating
+the shipped agents too (``--eval-agents ladder``, ``train/ladder.py``), and the table gives the
+wall-clock from launch to each rung (95 % against ``gold``, then 50 % against ``ppo-2p-v1``,
+``ppo-2p``, ``ppo-2p-race``, ``best-2p``; for 3 players 90 % against two ``gold`` and a third
+against two of each 3-player agent), the last rung reached replayed with ``--final-games``
+games. A setting ``--recipe NAME`` runs that recipe (``machu train --recipe``) with the same
+budget; the peer (MaskablePPO) trains for the same minutes and is measured on the ladder at
+the end::
+
+    python benchmarks/time_to_strength.py --ladder --minutes 60 --seeds 1 \
+        --setting recipe='--recipe best-2p' --setting defaults= --peer defaults
 """
 
 from __future__ import annotations
@@ -62,47 +74,83 @@ def _rows(history: Path) -> list[dict[str, float]]:
         return []
 
 
+def _histories(folder: Path) -> list[dict[str, float]]:
+    """Every evaluation row of a run, in order: its own history, or a recipe's phases' (each
+    phase's steps counted on from the phases before)."""
+    if (folder / "history.csv").exists() or not folder.is_dir():
+        return _rows(folder / "history.csv")
+    rows, base = [], 0
+    for phase in sorted((p for p in folder.iterdir() if (p / "config.json").exists()),
+                        key=lambda p: (p / "config.json").stat().st_mtime):
+        own = _rows(phase / "history.csv")
+        rows += [{**r, "timesteps": base + r["timesteps"]} for r in own]
+        base += int(own[-1]["timesteps"]) if own else 0
+    return rows
+
+
+def _marks_of(row: dict[str, float], marks: dict, now: float, players: int,
+              ladder: bool) -> None:
+    """The marks a history row reaches first: win shares against gold (``MARKS``), and with
+    ``ladder`` each rung of the strength ladder (``train/ladder.py``)."""
+    goals = [(f"{m}", "gold", m) for m in MARKS]
+    if ladder:
+        from machu_env.train.ladder import ladder as rungs
+
+        goals += [(name, name, mark) for name, mark in rungs(players)]
+    for key, name, mark in goals:
+        if key not in marks and row.get(f"win_vs_{name}", 0.0) >= mark:
+            marks[key] = {"seconds": round(now, 1), "timesteps": int(row["timesteps"])}
+
+
 def run_once(flags: str, seed: int, players: int, timesteps: int, eval_every: int,
-             eval_games: int, folder: Path, stop_at: float = 0.95) -> dict:
-    """One training run in a new process; wall-clock from launch to each mark."""
-    argv = [sys.executable, "-c", "from machu_env.cli import entry_point; entry_point()",
-            "train", "--players", str(players), "--seed", str(seed), "--timesteps",
-            str(timesteps), "--eval-every", str(eval_every), "--eval-games", str(eval_games),
-            "--eval-opponents", "gold", "--stop-at", str(stop_at), "--out", str(folder),
-            *shlex.split(flags)]
+             eval_games: int, folder: Path, stop_at: float = 0.95, minutes: float = 0.0,
+             ladder: bool = False) -> dict:
+    """One training run in a new process; wall-clock from launch to each mark. Flags holding
+    ``--recipe`` run that recipe (its own settings; ``minutes`` its budget)."""
+    argv = [sys.executable, "-c", "import machu_launch; machu_launch.main()", "train",
+            "--seed", str(seed), "--out", str(folder)]
+    if "--recipe" in flags:
+        argv += [*shlex.split(flags), *(["--minutes", str(minutes)] if minutes else [])]
+    else:
+        argv += ["--players", str(players), "--timesteps", str(timesteps), "--eval-every",
+                 str(eval_every), "--eval-games", str(eval_games), "--eval-opponents", "gold",
+                 "--stop-at", str(stop_at), *(["--minutes", str(minutes)] if minutes else []),
+                 *(["--eval-agents", "ladder"] if ladder else []), *shlex.split(flags)]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log = (folder.parent / f"{folder.name}.log").open("w")
+    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, text=True)
     seen, marks = 0, {}
     while proc.poll() is None:
         time.sleep(0.25)
-        rows = _rows(folder / "history.csv")
+        rows = _histories(folder)
         for row in rows[seen:]:
-            now = time.perf_counter() - t0
-            for mark in MARKS:
-                if mark not in marks and row.get("win_vs_gold", 0.0) >= mark:
-                    marks[mark] = {"seconds": round(now, 1), "timesteps": int(row["timesteps"])}
+            _marks_of(row, marks, time.perf_counter() - t0, players, ladder)
         seen = max(seen, len(rows))
-    output = proc.stdout.read()
+    log.close()
+    output = (folder.parent / f"{folder.name}.log").read_text()
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"machu train failed ({proc.returncode}): {output[-2000:]}")
-    rows = _rows(folder / "history.csv")
+    rows = _histories(folder)
     for row in rows[seen:]:  # written in the last poll interval: the process's end bounds it
-        for mark in MARKS:
-            if mark not in marks and row.get("win_vs_gold", 0.0) >= mark:
-                marks[mark] = {"seconds": round(wall, 1), "timesteps": int(row["timesteps"])}
+        _marks_of(row, marks, wall, players, ladder)
+    if (folder / "recipe.json").exists():  # the last phase's summary stands for the run
+        last = json.loads((folder / "recipe.json").read_text())["done"][-1]
+        folder = folder / last
     summary = json.loads((folder / "summary.json").read_text())
-    return {"seed": seed, "wall_seconds": round(wall, 1), "marks": {str(k): v for k, v in
-                                                                    marks.items()},
-            "history": [{k: row[k] for k in ("timesteps", "win_vs_gold", "wall_seconds")
-                         if k in row} for row in rows],
+    return {"seed": seed, "wall_seconds": round(wall, 1), "marks": marks,
+            "history": [{k: v for k, v in row.items() if k == "timesteps"
+                         or k.startswith("win_vs_") or k.endswith("_seconds")} for row in rows],
+            "policy": str(folder / "latest.safetensors"),
             **{k: summary[k] for k in ("timesteps", "steps_per_second", "train_seconds",
                                        "simulator_seconds", "rollout_policy_seconds",
                                        "update_seconds", "eval_seconds", "torch_threads")}}
 
 
-def confirm(policy: Path, players: int, games: int, seed: int = 11) -> float:
-    """The win share of an agent file against ``gold`` over ``games`` games (seats rotated)."""
+def confirm(policy: Path, players: int, games: int, seed: int = 11,
+            opponent: str = "gold") -> float:
+    """The win share of an agent file against ``opponent`` (at every other seat) over
+    ``games`` games (seats rotated)."""
     import numpy as np
     import torch
 
@@ -118,11 +166,43 @@ def confirm(policy: Path, players: int, games: int, seed: int = 11) -> float:
             logits = net(torch.as_tensor(obs[:, :config["obs_size"]]))[0]
         return masked_argmax(logits, torch.as_tensor(masks)).numpy()
 
-    won, _, _ = game_outcomes(predict, "gold", games, players, seed=seed)
+    if opponent != "gold":
+        from machu_env.train.exploit import opponent_for
+
+        opponent = opponent_for(opponent, players, seed=seed)[1]
+    won, _, _ = game_outcomes(predict, opponent, games, players, seed=seed)
     return round(float(won.mean()), 4)
 
 
-def maskable_ppo_for(seconds: float, players: int, seed: int, games: int) -> dict:
+def confirm_ladder(run: dict, players: int, games: int) -> dict | None:
+    """The last rung of the ladder a run reached, replayed with ``games`` games."""
+    from machu_env.train.ladder import ladder
+
+    top = [name for name, _ in ladder(players) if name in run["marks"]]
+    if not top:
+        return None
+    return {"rung": top[-1], "games": games,
+            "win_share": confirm(Path(run["policy"]), players, games, opponent=top[-1])}
+
+
+def ladder_table(runs: dict[str, list[dict]], players: int, peer: dict | None) -> list[dict]:
+    """A row per rung: each setting's median seconds to it (None where a seed never got
+    there), and whether the peer reached it within its budget."""
+    from machu_env.train.ladder import ladder
+
+    rows = []
+    for name, mark in ladder(players):
+        row = {"rung": name, "win_share": round(mark, 3)}
+        for setting, rs in runs.items():
+            row[setting] = _stats([r["marks"].get(name, {}).get("seconds") for r in rs])
+        if peer is not None:
+            row["maskable_ppo"] = peer.get("ladder", {}).get(name)
+        rows.append(row)
+    return rows
+
+
+def maskable_ppo_for(seconds: float, players: int, seed: int, games: int,
+                     ladder: bool = False) -> dict:
     """The peer a user would pick: sb3-contrib's MaskablePPO on ``PoolVecEnv`` (the default
     pool, one frozen copy of its initial policy as ``self``), ``machu train``'s network and
     PPO settings, trained for ``seconds`` of wall-clock (its set-up included); then its win
@@ -147,8 +227,20 @@ def maskable_ppo_for(seconds: float, players: int, seed: int, games: int) -> dic
         return np.asarray(actions, dtype=np.int32)
 
     won, _, _ = game_outcomes(predict, "gold", games, players, seed=11)
-    return {"seconds": round(trained, 1), "timesteps": int(model.num_timesteps),
-            "win_vs_gold": round(float(won.mean()), 4), "games": games}
+    result = {"seconds": round(trained, 1), "timesteps": int(model.num_timesteps),
+              "win_vs_gold": round(float(won.mean()), 4), "games": games}
+    if ladder:  # each rung at the end of the budget: reached (its win share) or not
+        from machu_env.train.exploit import opponent_for
+        from machu_env.train.ladder import ladder as rungs
+
+        result["ladder"] = {}
+        for name, mark in rungs(players):
+            rival = "gold" if name == "gold" else opponent_for(name, players, seed=11)[1]
+            share = float(game_outcomes(predict, rival, games, players, seed=11)[0].mean())
+            result["ladder"][name] = {"win_share": round(share, 4), "reached": share >= mark}
+            if share < mark:
+                break
+    return result
 
 
 def _stats(values: list[float | None]) -> dict:
@@ -197,7 +289,14 @@ def main(argv: list[str] | None = None) -> dict:
                    "time_to_strength.json, time_to_strength_<P>p.json for P players)")
     p.add_argument("--peer", default="defaults", help="also train sb3-contrib's MaskablePPO "
                    "for as long as this setting's median time to 95 %% ('' : no peer)")
+    p.add_argument("--ladder", action="store_true", help="the strength ladder: every run "
+                   "evaluates the shipped agents too (--eval-agents ladder) for --minutes, "
+                   "and the time to each rung is reported; the peer gets the same minutes")
+    p.add_argument("--minutes", type=float, default=0.0, help="each run's time budget (machu "
+                   "train --minutes); a setting '--recipe NAME' runs that recipe for it")
     a = p.parse_args(argv)
+    if a.ladder:
+        a.stop_at = 0.0  # (a ladder run trains its whole budget)
     settings = dict(s.split("=", 1) for s in a.setting) if a.setting else DEFAULT_SETTINGS
     seeds = [int(s) for s in a.seeds.split(",")]
     runs: dict[str, list[dict]] = {name: [] for name in settings}
@@ -209,17 +308,22 @@ def main(argv: list[str] | None = None) -> dict:
         for name, flags in settings.items():
             folder = work / f"{name}_s{seed}"
             r = run_once(flags, seed, a.players, a.timesteps, a.eval_every, a.eval_games,
-                         folder, a.stop_at)
-            r["confirmed_win_vs_gold"] = confirm(folder / "latest.safetensors", a.players,
-                                                 a.final_games)
+                         folder, a.stop_at, minutes=a.minutes, ladder=a.ladder)
+            r["confirmed_win_vs_gold"] = confirm(Path(r["policy"]), a.players, a.final_games)
+            if a.ladder:
+                r["confirmed_rung"] = confirm_ladder(r, a.players, a.final_games)
+                print(f"{name:>12} seed {seed}: rungs {r['marks']}, confirmed "
+                      f"{r['confirmed_rung']}", flush=True)
             runs[name].append(r)
             print(f"{name:>12} seed {seed}: 90 % at {r['marks'].get('0.9')}, 95 % at "
                   f"{r['marks'].get('0.95')}, {r['steps_per_second']:,.0f} steps/s, "
                   f"confirmed {r['confirmed_win_vs_gold']:.1%} of {a.final_games}", flush=True)
     peer = None
-    if a.peer in runs:  # MaskablePPO for as long as that setting took to 95 % (its median)
-        budget = result_seconds(runs[a.peer])
-        peer = maskable_ppo_for(budget, a.players, seeds[0], a.final_games) if budget else None
+    if a.peer in runs or (a.peer and a.ladder):  # MaskablePPO for as long (the median to 95
+        # %, or with --ladder the same budget), then measured on the ladder
+        budget = a.minutes * 60 if a.ladder else result_seconds(runs[a.peer])
+        peer = maskable_ppo_for(budget, a.players, seeds[0], a.final_games,
+                                ladder=a.ladder) if budget else None
         print(f"MaskablePPO after {budget} s: {peer}", flush=True)
     result = {**describe(), "command": "python benchmarks/time_to_strength.py "
               + shlex.join(argv if argv is not None else sys.argv[1:]),
@@ -227,7 +331,8 @@ def main(argv: list[str] | None = None) -> dict:
               "eval_games": a.eval_games, "final_games": a.final_games,
               "settings": settings,
               "summary": {name: summarise(rs) for name, rs in runs.items()}, "runs": runs,
-              "maskable_ppo": peer}
+              "maskable_ppo": peer, "minutes": a.minutes,
+              "ladder": ladder_table(runs, a.players, peer) if a.ladder else None}
     a.out.mkdir(parents=True, exist_ok=True)
     name = a.name or ("time_to_strength.json" if a.players == 2
                       else f"time_to_strength_{a.players}p.json")

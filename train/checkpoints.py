@@ -2,7 +2,8 @@
 
 A checkpoint is ``checkpoints/step_<N>.safetensors``, ``latest.safetensors``, the optimizer's
 state ``latest_optimizer.pt`` (tensors only), ``best.safetensors`` when the step is the best so
-far, and ``latest.json`` last: ``{"num_timesteps": N, "n_updates": U, "sha256": {file: digest}}``.
+far, and ``latest.json`` last: ``{"num_timesteps": N, "n_updates": U, "elapsed_seconds": S,
+"sha256": {file: digest}}`` (S: the seconds since the run first started, for ``--minutes``).
 Each file is written under a temporary name and moved into place (``core.files``), and Ctrl-C or
 SIGTERM wait until the group is written, so a stopped run keeps its last whole checkpoint.
 ``latest.json`` is the mark of a run that checkpointed: ``--resume`` reads it and checks that the
@@ -36,7 +37,8 @@ def _digest(path: Path) -> str:
 
 
 def write(out: Path, step: int, updates: int, weights: dict[str, Any], config: dict[str, Any],
-          info: dict[str, Any], optimizer_state: dict[str, Any], best: bool) -> None:
+          info: dict[str, Any], optimizer_state: dict[str, Any], best: bool,
+          elapsed: float = 0.0) -> None:
     """Write the checkpoint of ``step`` (see the module's docstring): signals wait meanwhile."""
     import torch
 
@@ -48,13 +50,13 @@ def write(out: Path, step: int, updates: int, weights: dict[str, Any], config: d
         if best:
             policy_file.save(out / BEST, weights, config, info)
         files.write_json(out / STATE, {
-            "num_timesteps": step, "n_updates": updates,
+            "num_timesteps": step, "n_updates": updates, "elapsed_seconds": round(elapsed, 2),
             "sha256": {name: _digest(out / name) for name in (LATEST, OPTIMIZER)}}, indent=None)
 
 
-def read_state(out: Path) -> tuple[int, int]:
-    """(num_timesteps, n_updates) of the run's last checkpoint, its files checked to be the
-    ones ``latest.json`` names; ValueError in words otherwise."""
+def read_state(out: Path) -> tuple[int, int, float]:
+    """(num_timesteps, n_updates, elapsed seconds) of the run's last checkpoint, its files
+    checked to be the ones ``latest.json`` names; ValueError in words otherwise."""
     state_path = out / STATE
     if not state_path.exists():
         started = (out / "config.json").exists()
@@ -68,6 +70,10 @@ def read_state(out: Path) -> tuple[int, int]:
         state = json.loads(state_path.read_text()[:100_000])
         steps = check_int("num_timesteps", state["num_timesteps"], 0, 2**40)
         updates = check_int("n_updates", state["n_updates"], 0, 2**40)
+        elapsed = state.get("elapsed_seconds", 0.0)  # (absent before 2026-11-27)
+        if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool) \
+                or not 0 <= elapsed < 1e9:
+            raise ValueError(f"elapsed_seconds must be a number of seconds, got {elapsed!r}")
         digests = state.get("sha256", {})  # (absent in the runs written before 2026-11-27)
         if not isinstance(digests, dict):
             raise ValueError("sha256 must map file names to digests")
@@ -86,7 +92,7 @@ def read_state(out: Path) -> tuple[int, int]:
         raise ValueError(f"{out / LATEST} holds step {info.get('num_timesteps')!r} but "
                          f"{state_path} step {steps:,}: the checkpoint's files disagree (the run "
                          "was stopped while writing one); resume is refused")
-    return steps, updates
+    return steps, updates, float(elapsed)
 
 
 def load_optimizer(optimizer, path: Path, device) -> None:

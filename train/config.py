@@ -22,6 +22,7 @@ from machu_env.train.ppo import (
 
 EVAL_OPPONENTS = ("random", "builder", "gold")
 DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` is left empty
+EVAL_EVERY, STOP_EVAL_EVERY = 500_000, 65_536  # (eval_every 0: see TrainConfig.eval_interval)
 MAX_EVAL_GAMES = 100_000  # games per opponent per evaluation (all played at once)
 # a network's shape as written: ASCII digits, no signs, spaces or leading zeros
 NET_ARCH = re.compile(r"(shared:)?[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){0,15}", re.ASCII)
@@ -58,7 +59,7 @@ class TrainConfig(PPOSettings):
     reward: str = "win"
     snapshot_every: int = 1_000_000
     max_snapshots: int = 8
-    eval_every: int = 500_000
+    eval_every: int = 0  # 0: STOP_EVAL_EVERY with stop_at (to stop near the goal), else 500,000
     eval_games: int = 400
     eval_opponents: str = "random,builder,gold"  # evaluated at every checkpoint (gold always)
     stop_at: float = 0.0  # > 0: the run ends at the first evaluation this good against gold
@@ -78,20 +79,35 @@ class TrainConfig(PPOSettings):
     frozen: str = ""  # comma-separated policies that stay in the pool (frozen exploiters)
     observation: int = 0  # the observation version 1, 2 or 3; 0: --init's own version, else 1
     ray: str = ""  # "" or a Ray address: the evaluations against the heuristics run as Ray tasks
+    eval_agents: str = ""  # trained agents evaluated too: "ladder" (train/ladder.py) or names
+    league_games: int = 0  # games against each pool member per league evaluation (0: eval_games)
+    pfsp: float = 0.0  # prioritised fictitious self-play exponent (league.pfsp_weights); 0: equal
+    minutes: float = 0.0  # > 0: the run ends once this much wall-clock has passed since it began
+    recipe: str = ""  # the recipe this run is a phase of (train/recipes.py), for the metadata
 
     def check(self) -> None:
         """Clear errors for impossible settings (before anything is built)."""
         for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray",
-                     "frozen", "eval_opponents", "imitate"):
+                     "frozen", "eval_opponents", "imitate", "eval_agents", "recipe"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         super().check()
         check_int("players", self.players, 2, 5)
         check_int("seed", self.seed, 0, 2**32 - 1)
-        for name in ("timesteps", "snapshot_every", "max_snapshots", "eval_every",
+        for name in ("timesteps", "snapshot_every", "max_snapshots",
                      "exploiter_every", "exploiter_steps", "max_exploiters"):
             check_int(name, getattr(self, name), 1, None)
+        check_int("eval_every", self.eval_every, 0, None)
         check_int("eval_games", self.eval_games, 1, MAX_EVAL_GAMES)
+        check_int("league_games", self.league_games, 0, MAX_EVAL_GAMES)
+        for name, hi in (("pfsp", 10), ("minutes", 7 * 24 * 60)):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= hi:
+                raise ValueError(f"{name} must be a number in [0, {hi}], got {v!r}")
+        if self.eval_agents:
+            from machu_env.train.ladder import eval_agents
+
+            eval_agents(self.eval_agents, self.players)
         check_int("imitate_games", self.imitate_games, 1, 100_000)
         check_int("imitate_epochs", self.imitate_epochs, 1, 100)
         if self.imitate and self.imitate not in COMPILED_NAMES:
@@ -116,6 +132,12 @@ class TrainConfig(PPOSettings):
         if not re.fullmatch(r"auto|cpu|mps|cuda(:\d{1,3})?", self.device):
             raise ValueError(f"device must be auto, cpu, cuda, cuda:<n> or mps, "
                              f"got {self.device!r}")
+
+    def eval_interval(self) -> int:
+        """Steps between evaluations: ``eval_every``, or when it is 0 ``STOP_EVAL_EVERY`` for a
+        run that stops at a goal (``stop_at``: evaluated often enough to stop near it, as the
+        time-to-strength figures were measured) and ``EVAL_EVERY`` otherwise."""
+        return self.eval_every or (STOP_EVAL_EVERY if self.stop_at > 0 else EVAL_EVERY)
 
     def arch(self) -> str:
         """``net_arch``, or when it is empty the default shape (``DEFAULT_NET_ARCH``; a run

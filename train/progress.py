@@ -37,8 +37,8 @@ class Progress:
     else a line on stdout every ``every`` seconds."""
 
     def __init__(self, total: int, done: int = 0, enabled: bool = True,
-                 stream: TextIO | None = None, every: float = 30.0) -> None:
-        self.total, self.enabled, self.every = total, enabled, every
+                 stream: TextIO | None = None, every: float = 30.0, goal: str = "") -> None:
+        self.total, self.enabled, self.every, self.goal = total, enabled, every, goal
         self.stream = stream or sys.stderr
         self.start_steps, self.last_eval = done, "-"
         self.t0 = self.last_line = time.perf_counter()
@@ -46,8 +46,9 @@ class Progress:
         if enabled and self.stream.isatty():
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, initial=done, unit="step", unit_scale=True,
-                            desc="machu train", file=self.stream, dynamic_ncols=True)
+            self.bar = tqdm(total=total, initial=min(done, total), unit="step",
+                            unit_scale=True, file=self.stream, dynamic_ncols=True,
+                            desc="machu train" + (f" (stops at {goal})" if goal else ""))
 
     def update(self, steps: int) -> None:
         if not self.enabled:
@@ -56,12 +57,21 @@ class Progress:
         rate = (steps - self.start_steps) / max(now - self.t0, 1e-9)
         if self.bar is not None:
             self.bar.set_postfix_str(f"last eval: {self.last_eval}", refresh=False)
-            self.bar.update(steps - self.bar.n)
+            self.bar.update(min(steps, self.total) - self.bar.n)
         elif now - self.last_line >= self.every:
-            left = (self.total - steps) / rate if rate > 0 else float("inf")
-            print(f"{steps:>12,} / {self.total:,} steps  {rate:,.0f} steps/s  about "
-                  f"{left:.0f} s left  last eval: {self.last_eval}", flush=True)
+            print(f"{steps:>12,} / {self.total:,} steps  {rate:,.0f} steps/s  "
+                  f"{self.time_left(steps, rate)}  last eval: {self.last_eval}", flush=True)
             self.last_line = now
+
+    def time_left(self, steps: int, rate: float) -> str:
+        """Words for the time to the last step (never negative); with a goal, an upper bound:
+        the run may stop at any evaluation."""
+        if rate <= 0:
+            return "time left unknown"
+        left = max(0.0, (self.total - steps) / rate)
+        text = (f"{left:.0f} s" if left < 120 else f"{left / 60:.0f} min" if left < 7200
+                else f"{left / 3600:.1f} h")
+        return f"at most {text} left (or at {self.goal})" if self.goal else f"about {text} left"
 
     def say(self, text: str) -> None:
         if not self.enabled:
@@ -75,6 +85,25 @@ class Progress:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+def say_evaluation(progress: Progress, history: list[dict], shown: list[str],
+                   players: int) -> None:
+    """The last evaluation's line (win share against each opponent measured), and a line for
+    each rung of the strength ladder (``ladder.py``) it reaches first."""
+    from machu_env.train.ladder import reached
+
+    row = history[-1]
+    measured = [n for n in shown if row[f"win_vs_{n}"] == row[f"win_vs_{n}"]]  # (not NaN)
+    progress.say(f"{row['timesteps']:>12,} steps  " + "  ".join(
+        f"vs {n} {row[f'win_vs_{n}']:.1%}" for n in measured)
+        + f"  ({row['elapsed_seconds']:.0f} s)")
+    progress.last_eval = f"gold {row['win_vs_gold']:.1%}"
+    before = {n for r in history[:-1] for n in reached(r, players)}
+    for name in reached(row, players):
+        if name not in before:
+            progress.say(f"rung reached: {row[f'win_vs_{name}']:.1%} against {name} after "
+                         f"{row['elapsed_seconds'] / 60:.1f} min ({row['timesteps']:,} steps)")
 
 
 def run_summary(trainer) -> dict:

@@ -56,7 +56,7 @@ import numpy as np
 from machu_env.agents import policy_file
 from machu_env.core import files
 from machu_env.envs.pool_env import PoolVecEnv
-from machu_env.train import checkpoints
+from machu_env.train import checkpoints, ladder
 from machu_env.train.bank import PolicyBank
 from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's API)
     EVAL_OPPONENTS,
@@ -68,6 +68,7 @@ from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's 
     read_history,
 )
 from machu_env.train.evaluate import win_share
+from machu_env.train.league import evaluate_members, pfsp_weights
 from machu_env.train.ppo import (
     PPO,
     bf16_supported,
@@ -76,20 +77,23 @@ from machu_env.train.ppo import (
     set_threads,
     torch_device,
 )
-from machu_env.train.progress import Progress, busy_warning, run_summary
+from machu_env.train.progress import Progress, busy_warning, run_summary, say_evaluation
 
 
 class Trainer:
     """One run: builds (or resumes) the learner and the pool, trains, evaluates, saves."""
 
-    def __init__(self, config: TrainConfig, resume: bool = False, verbose: bool = True) -> None:
+    def __init__(self, config: TrainConfig, resume: bool = False, verbose: bool = True,
+                 elapsed: float = 0.0) -> None:
         self.started = time.perf_counter()  # the history's wall_seconds count from here
+        self.elapsed = elapsed  # seconds spent before this session (earlier sessions, phases)
         if resume:  # the run's own settings; only the total steps, device, threads may change
             if not (saved_path := Path(config.out) / "config.json").exists():
                 raise ValueError(f"nothing to resume: {saved_path} does not exist")
             saved = TrainConfig.load(saved_path)
             saved.timesteps, saved.device, saved.out = config.timesteps, config.device, config.out
             saved.threads, saved.ray = config.threads, config.ray
+            saved.minutes = config.minutes or saved.minutes
             config = saved
         config.check()
         if config.precision == "bf16" and not bf16_supported():
@@ -111,6 +115,9 @@ class Trainer:
         self._init_net = init_net = (self._load_net(init_path(c.init)) if c.init and not resume
                                      else None)
         self.frozen = [self._load_net(path).cpu().eval() for path in c.frozen_paths()]
+        self.ladder_banks = ladder.opponents(ladder.eval_agents(c.eval_agents, c.players),
+                                             c.players) if c.eval_agents else {}
+        self.member_wins: dict[str, float] = {}  # the learner's win share per pool member
         if not resume and init_net is None and c.imitate:
             from machu_env.train.imitate import check_memory
 
@@ -165,14 +172,14 @@ class Trainer:
     # --- building -------------------------------------------------------------------------------
     def _check_resumable(self) -> None:
         """Before any work: the checkpoint is whole and its network is this run's."""
-        checkpoints.read_state(self.out)
+        checkpoints.read_state(self.out)  # (whole, or a ValueError in words)
         self._load_net(self.out / checkpoints.LATEST, widen=False)
 
     def _resume(self) -> None:
         """Rebuild the learner from the run's data-only files (no unpickling)."""
         c = self.config
         checkpoints.clear_partial(self.out)
-        steps, updates = checkpoints.read_state(self.out)
+        steps, updates, self.elapsed = checkpoints.read_state(self.out)
         # new games and new draws, not a replay of the run's first ones (still a function of
         # the seed and the step)
         self.model = PPO(self._load_net(self.out / checkpoints.LATEST, widen=False),
@@ -209,9 +216,13 @@ class Trainer:
 
     def _info(self) -> dict[str, Any]:
         c = self.config
-        return {"players": c.players, "num_timesteps": int(self.model.num_timesteps),
+        info = {"players": c.players, "num_timesteps": int(self.model.num_timesteps),
                 "algorithm": "masked PPO (machu_env.train.ppo)", "reward": c.reward,
                 "league": c.league, "run": str(self.out)}
+        if c.recipe:  # (what rebuilds it: machu agents shows the command)
+            info.update(recipe=Path(c.recipe).stem, seed=c.seed,
+                        command=f"machu train --recipe {c.recipe} --seed {c.seed}")
+        return info
 
     def _frozen(self):
         return copy.deepcopy(self.model.net).cpu().eval()
@@ -267,10 +278,13 @@ class Trainer:
         nets = [n for _, n in self.snapshots] + others
         names = (["self"] * len(self.snapshots) + ["exploiter"] * len(self.exploiters)
                  + ["frozen"] * len(self.frozen))
-        weights, share = [1.0] * len(nets), c.exploiter_share
-        if others:
-            weights = ([(1 - share) / len(self.snapshots)] * len(self.snapshots)
-                       + [share / len(others)] * len(others))
+        labels = ([f"snapshot:{k}" for k, _ in self.snapshots]
+                  + [f"exploiter:{k}" for k, _ in self.exploiters]
+                  + [f"frozen:{k}" for k in range(len(self.frozen))])
+        shares = [self.member_wins.get(label) for label in labels]
+        cut, share = len(self.snapshots), c.exploiter_share if others else 0.0
+        weights = ([(1 - share) * w for w in pfsp_weights(shares[:cut], c.pfsp)]
+                   + ([share * w for w in pfsp_weights(shares[cut:], c.pfsp)] if others else []))
         bank = PolicyBank(nets, seed=c.seed + int(self.model.num_timesteps) + 7,
                           precision=c.precision, names=names)
         self.env.set_snapshots(bank, weights=weights)
@@ -295,41 +309,22 @@ class Trainer:
                 continue
             row[f"win_vs_{name}"] = win_share(predict, name, c.eval_games, c.players,
                                               seed=1_000_003 * (k + 1))
+        row.update(ladder.evaluate(predict, self.ladder_banks, c.players, c.eval_games,
+                                   in_order=c.eval_agents == "ladder"))
         row["train_seconds"] = round(self.train_seconds, 2)
         if c.league:
-            self._evaluate_league(row)
+            evaluate_members(self, row)
+            self._install_pool()  # (the draws follow the new win shares)
         row["eval_seconds"] = round(time.perf_counter() - t0, 2)
         row["wall_seconds"] = round(time.perf_counter() - self.started, 2)  # since the start
+        row["elapsed_seconds"] = round(self.elapsed_now(), 2)  # since the run's first start
         self.history.append(row)
         self._write_history()
         self.plot()
         if self.verbose:
-            self.progress.say(f"{row['timesteps']:>12,} steps  " + "  ".join(
-                f"vs {n} {row[f'win_vs_{n}']:.1%}" for n in c.eval_names())
-                + f"  ({row['wall_seconds']:.0f} s)")
-            self.progress.last_eval = f"gold {row['win_vs_gold']:.1%}"
+            say_evaluation(self.progress, self.history, [*c.eval_names(), *self.ladder_banks],
+                           c.players)
         return row
-
-    def _evaluate_league(self, row: dict[str, Any]) -> None:
-        """The main agent against every pool member (both deterministic), and a ratings table
-        (``league.json``)."""
-        from machu_env.train.league import league_table
-
-        c = self.config
-        members = {name: row[f"win_vs_{name}"] for name in c.eval_names()}
-        rivals = [(f"frozen:{k}", k, net) for k, net in enumerate(self.frozen)]
-        for label, entries in (("snapshot", self.snapshots), ("exploiter", self.exploiters)):
-            rivals += [(f"{label}:{step}", step, net) for step, net in entries]
-        for name, step, net in rivals:
-            bank = PolicyBank([net], deterministic=True, names=[name])
-            members[name] = win_share(self.model.predict, bank, c.eval_games, c.players,
-                                      seed=7_000_003 + step)
-        table = league_table(members, c.eval_games, c.players)
-        files.write_json(self.out / "league.json", {
-            "timesteps": row["timesteps"], "games_per_member": c.eval_games, "table": table})
-        worst = min((v for k, v in members.items() if k.startswith(("exploiter", "frozen"))),
-                    default=None)
-        row["win_vs_worst_exploiter"] = worst if worst is not None else float("nan")
 
     def _write_history(self) -> None:
         fields_ = list(dict.fromkeys(k for r in self.history for k in r))
@@ -348,7 +343,11 @@ class Trainer:
         whole (``checkpoints.write``)."""
         checkpoints.write(self.out, int(self.model.num_timesteps), int(self.model.n_updates),
                           self.model.net.state_dict(), self.config_net, self._info(),
-                          self.model.optimizer.state_dict(), best)
+                          self.model.optimizer.state_dict(), best, self.elapsed_now())
+
+    def elapsed_now(self) -> float:
+        """Seconds since the run first started (earlier sessions and phases included)."""
+        return self.elapsed + time.perf_counter() - self.started
 
     # --- the run --------------------------------------------------------------------------------
     def _log(self, values: dict[str, float]) -> None:
@@ -362,13 +361,16 @@ class Trainer:
     def run(self) -> dict[str, Any]:
         """Train up to ``timesteps`` steps in total; returns the summary (also saved)."""
         c, m = self.config, self.model
-        self.progress = Progress(c.timesteps, int(m.num_timesteps), enabled=self.verbose)
+        goal = f"{c.stop_at:.0%} against gold" if c.stop_at > 0 else ""
+        self.progress = Progress(c.timesteps, int(m.num_timesteps), enabled=self.verbose,
+                                 goal=goal)
         warning = busy_warning(c.threads) if self.verbose else None
         if warning:
             self.progress.say(warning)
         if not self.history:  # the starting policy is a checkpoint too: best.safetensors
             self._checkpoint()  # exists even when training never beats it (an --init run)
-        next_eval = (m.num_timesteps // c.eval_every + 1) * c.eval_every
+        every = c.eval_interval()
+        next_eval = (m.num_timesteps // every + 1) * every
         next_snapshot = (m.num_timesteps // c.snapshot_every + 1) * c.snapshot_every
         next_exploiter = (m.num_timesteps // c.exploiter_every + 1) * c.exploiter_every
         start_steps = m.num_timesteps
@@ -406,9 +408,11 @@ class Trainer:
                 next_exploiter += c.exploiter_every
             if m.num_timesteps >= next_eval:
                 self._checkpoint()
-                next_eval += c.eval_every
+                next_eval += every
                 if 0 < c.stop_at <= self.history[-1]["win_vs_gold"]:
                     break  # --stop-at: strong enough
+            if 0 < c.minutes * 60 <= self.elapsed_now():
+                break  # --minutes: the time budget is spent (a last checkpoint below)
         if self.history[-1]["timesteps"] != m.num_timesteps:
             self._checkpoint()
         self.progress.close()

@@ -38,7 +38,8 @@ def agents(
                      f"; vs {r['vs_replaced']['against']} (the agent it replaced) "
                      f"{figure(r['vs_replaced'])}" if r["vs_replaced"] else ""),
                  f"probe {figure(r['probe'])}; rating "
-                 + (f"{rating['value']:.1f} ({rating['date']})" if rating else "—")]
+                 + (f"{rating['value']:.1f} ({rating['date']})" if rating else "—"),
+                 f"rebuilt by: {r['rebuilt_by']}" if r["rebuilt_by"] else r["history"]]
         console.print(("* " if r["recommended"] else "  ") + head, style="bold"
                       if r["recommended"] else None, markup=False, highlight=False)
         for line in lines:

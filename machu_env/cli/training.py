@@ -58,7 +58,8 @@ def train(
     reward: str = typer.Option("win", help="win, rank or score (machu_env.core.reward_modes)"),
     snapshot_every: int = typer.Option(1_000_000, min=1, help="steps between snapshots"),
     max_snapshots: int = typer.Option(8, min=1, help="frozen snapshots kept in the pool"),
-    eval_every: int = typer.Option(500_000, min=1, help="steps between evaluations"),
+    eval_every: int = typer.Option(0, min=0, help="steps between evaluations (0: 65,536 with "
+                                   "--stop-at, to stop near the goal; else 500,000)"),
     eval_games: int = typer.Option(400, min=1, help="games per opponent per evaluation"),
     eval_opponents: str = typer.Option("random,builder,gold", help="the heuristics evaluated at "
                                        "every checkpoint (gold among them; gold alone is "
@@ -106,9 +107,24 @@ def train(
     ray: str = typer.Option("", metavar="[ADDRESS]", help="play the evaluations against the "
                             "heuristics as Ray tasks: --ray alone joins or starts a local "
                             "instance; auto or ray://host:port a cluster (the ray extra)"),
+    eval_agents: str = typer.Option("", help="trained agents also evaluated at every "
+                                    "checkpoint: 'ladder' (the shipped agents, weakest first, "
+                                    "up to the first not beaten) or comma-separated names; "
+                                    "they never enter training"),
+    league_games: int = typer.Option(0, min=0, help="league: games against each pool member "
+                                     "per evaluation (0: --eval-games)"),
+    pfsp: float = typer.Option(0.0, min=0.0, max=10.0, help="league: draw each exploiter and "
+                               "snapshot in proportion to (1 - your win share against it) ** "
+                               "PFSP (prioritised fictitious self-play; 0: equally)"),
+    minutes: float = typer.Option(0.0, min=0.0, help="end the run (with a checkpoint) once "
+                                  "this many minutes have passed since it first started (0: no "
+                                  "time budget)"),
+    recipe: str = typer.Option("", help="train a shipped recipe from scratch, every phase "
+                               "(RECIPES); with it only --out, --seed, --minutes, --timesteps "
+                               "(budgets), --threads, --device and --resume apply"),
 ) -> None:
     """Self-play or league training (masked PPO) against an opponent pool; see
-    train/selfplay.py."""
+    train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
     try:
         from machu_env.train.selfplay import TrainConfig
         from machu_env.train.selfplay import train as run_training
@@ -122,6 +138,9 @@ def train(
     options.pop("TrainConfig")
     options.pop("run_training")
     options["out"] = str(out)
+    if recipe:
+        run_recipe(options, resume)
+        return
     config = TrainConfig(**options)
     try:
         config.check()  # the options as given, before any work (named as options)
@@ -131,6 +150,42 @@ def train(
     console.print_json(json.dumps(summary))
 
 
+RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "device")
+
+
+def run_recipe(options: dict, resume: bool) -> None:
+    """``machu train --recipe NAME``: every phase of the recipe (``train/recipes.py``); the
+    options that a recipe sets itself are refused when given."""
+    from machu_env.train import recipes
+    from machu_env.train.config import TrainConfig
+
+    defaults = TrainConfig().__dict__
+    given = [k for k, v in options.items() if k not in RECIPE_OPTIONS and v != defaults[k]]
+    if given:
+        named = ", ".join("--" + g.replace("_", "-") for g in given)
+        allowed = ", ".join("--" + o for o in RECIPE_OPTIONS[1:])
+        raise typer.BadParameter(f"--recipe sets its own settings: {named} cannot be given "
+                                 f"with it (allowed: {allowed}, --resume)", param_hint="--recipe")
+    steps = options["timesteps"] if options["timesteps"] != defaults["timesteps"] else 0
+    try:
+        summary = recipes.run(options["recipe"], options["out"], seed=options["seed"],
+                              minutes=options["minutes"], timesteps=steps,
+                              threads=options["threads"], device=options["device"],
+                              resume=resume)
+    except (ValueError, ImportError) as e:
+        raise typer.BadParameter(option_words(str(e), options)) from None
+    console.print_json(json.dumps(summary))
+
+
+def recipe_help() -> str:
+    """The shipped recipes, for ``machu train --help``."""
+    try:
+        from machu_env.train.recipes import describe
+    except ImportError:  # (the train extra is missing: the command says so when run)
+        return "see train/recipes.py"
+    return describe()
+
+
 def option_words(message: str, options: dict) -> str:
     """A setting's message in the command line's words: ``eval_games must be...`` reads
     ``--eval-games must be...`` (only messages about the options, which start with a setting's
@@ -138,9 +193,10 @@ def option_words(message: str, options: dict) -> str:
     first = re.match(r"[a-z_]+", message)
     if first is None or first.group() not in options:
         return message
-    names = "|".join(sorted((n for n in options if "_" in n or n == first.group()), key=len,
-                            reverse=True))
-    return re.sub(rf"\b({names})\b", lambda m: "--" + m.group(1).replace("_", "-"), message)
+    names = "|".join(sorted((n for n in options if "_" in n), key=len, reverse=True))
+    message = "--" + first.group().replace("_", "-") + message[first.end():]
+    return re.sub(rf"(?<!-)\b({names})\b", lambda m: "--" + m.group(1).replace("_", "-"),
+                  message)
 
 
 # --- exploit -------------------------------------------------------------------------------------
@@ -307,3 +363,6 @@ def population(
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(str(e)) from None
     console.print_json(json.dumps(summary))
+
+
+train.__doc__ = (train.__doc__ or "").replace("RECIPES", recipe_help())

@@ -86,7 +86,7 @@ def test_a_hint_from_a_network_that_overflows_answers_a_null_value(tmp_path):
 # --- item 2: checkpoints that survive an interrupt ------------------------------------------------
 def _check_whole(run: Path) -> int:
     """The run's checkpoint is whole: its step, agreed by every file."""
-    steps, _ = checkpoints.read_state(run)
+    steps, _, _ = checkpoints.read_state(run)
     _, _, info = F.parse(F.read_bytes(run / checkpoints.LATEST))
     assert info["num_timesteps"] == steps
     state = torch.load(run / checkpoints.OPTIMIZER, weights_only=True)

@@ -59,6 +59,25 @@ def test_progress_prints_plain_lines_where_there_is_no_terminal(capsys):
     assert capsys.readouterr().out == ""
 
 
+def test_the_time_left_never_goes_negative_and_names_the_goal():
+    progress = P.Progress(100_000, enabled=True, stream=io.StringIO(), every=0.0)
+    assert progress.time_left(114_688, 5000.0) == "about 0 s left"  # (a rollout overshoots)
+    assert progress.time_left(50_000, 100.0) == "about 8 min left"
+    goal = P.Progress(20_000_000, enabled=True, stream=io.StringIO(), every=0.0,
+                      goal="95% against gold")
+    assert goal.time_left(1_000_000, 20_000.0) == \
+        "at most 16 min left (or at 95% against gold)"
+    assert goal.time_left(0, 0.0) == "time left unknown"
+
+
+def test_a_run_that_stops_at_a_goal_is_evaluated_often_enough_to_stop_near_it(tmp_path):
+    from machu_env.train.config import EVAL_EVERY, STOP_EVAL_EVERY
+
+    assert tiny(tmp_path, eval_every=0, stop_at=0.95).eval_interval() == STOP_EVAL_EVERY == 65_536
+    assert tiny(tmp_path, eval_every=0).eval_interval() == EVAL_EVERY
+    assert tiny(tmp_path, eval_every=1000, stop_at=0.95).eval_interval() == 1000
+
+
 def test_a_busy_machine_is_named(monkeypatch):
     monkeypatch.setattr(P, "machine_load", lambda: (1.9, 2))
     assert "the machine is busy (load 1.9 on 2 CPUs)" in P.busy_warning(0)

@@ -1,0 +1,201 @@
+"""Recipes (``machu train --recipe``, train/recipes.py): the shipped recipe files, bad recipes
+refused in words with nothing written, the time budget, resuming after an interrupt, the
+strength ladder, and that no shipped agent's weights enter a recipe run."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from machu_env.agents import policy_file as F  # noqa: E402
+from machu_env.agents import shipped_policies, shipped_policy  # noqa: E402
+from machu_env.cli import main  # noqa: E402
+from machu_env.train import ladder, recipes  # noqa: E402
+
+SMALL = {"n_envs": 16, "n_steps": 64, "batch_size": 256, "eval_games": 4,
+         "eval_opponents": "gold", "imitate": ""}
+TINY = {"format": "machu-env-recipe", "version": 1, "name": "tiny", "players": 2,
+        "summary": "a recipe small enough for a test", "minutes": 30, "timesteps": 6144,
+        "phases": [
+            {"name": "fast", "until": 0.3, "timesteps": 2048,
+             "settings": {**SMALL, "net_arch": "32,32", "eval_every": 1024}},
+            {"name": "league", "until": 1.0,
+             "settings": {**SMALL, "eval_every": 2048, "eval_agents": "ladder", "league": True,
+                          "exploiter_every": 2048, "exploiter_steps": 1024, "pfsp": 2.0,
+                          "league_games": 4, "snapshot_every": 1024, "max_snapshots": 2}}]}
+
+
+def _file(tmp_path: Path, recipe: dict) -> Path:
+    path = tmp_path / "recipe.json"
+    path.write_text(json.dumps(recipe))
+    return path
+
+
+def _cli(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_shipped_recipes_are_well_formed_and_listed(capsys):
+    assert {"best-2p", "best-3p"} <= set(recipes.names())
+    for name in recipes.names():
+        recipe = recipes.load(name)
+        assert recipe["name"] == name and recipe["phases"][-1]["until"] == 1
+        assert not any("init" in p["settings"] or "frozen" in p["settings"]
+                       for p in recipe["phases"])
+    code, out, _ = _cli(["train", "--help"], capsys)
+    assert code == 0 and "best-2p" in out and "best-3p" in out
+
+
+@pytest.mark.parametrize("change,words", [
+    (lambda r: r.update(format="x"), "format 'machu-env-recipe'"),
+    (lambda r: r.update(extra=1), "unknown keys ['extra']"),
+    (lambda r: r.update(players=7), "players must be 2, 3, 4 or 5"),
+    (lambda r: r.update(minutes=-1), "minutes must be a number"),
+    (lambda r: r["phases"][0]["settings"].update(init="best-2p"), "cannot be set by a recipe"),
+    (lambda r: r["phases"][0]["settings"].update(frozen="ppo-2p"), "cannot be set by a recipe"),
+    (lambda r: r["phases"][0]["settings"].update(n_epochs="2"), "'n_epochs' must be a int"),
+    (lambda r: r["phases"][0]["settings"].update(imitate="ppo-2p"), "imitate must be empty"),
+    (lambda r: r["phases"][0]["settings"].update(pool="ppo-2p:1"), "pool"),
+    (lambda r: r["phases"][0]["settings"].update(nonsense=1), "cannot be set by a recipe"),
+    (lambda r: r["phases"][1].update(until=0.2), "until must grow"),
+    (lambda r: r["phases"][1].update(name="fast"), "name must be a new folder name"),
+    (lambda r: r["phases"][0].update(timesteps=0), "timesteps must be an int"),
+    (lambda r: r["phases"][1]["settings"].update(eval_agents="chess"), "eval_agents must be"),
+])
+def test_a_bad_recipe_is_refused_in_words_and_nothing_is_written(change, words, tmp_path, capsys):
+    recipe = copy.deepcopy(TINY)
+    change(recipe)
+    code, _, err = _cli(["train", "--recipe", str(_file(tmp_path, recipe)), "--out",
+                         str(tmp_path / "run")], capsys)
+    assert code == 2 and words in err and err.count("\n") == 1, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_unknown_recipes_and_options_a_recipe_owns_are_refused(tmp_path, capsys):
+    code, _, err = _cli(["train", "--recipe", "best-9p", "--out", str(tmp_path / "r")], capsys)
+    assert code == 2 and "neither a shipped recipe (best-2p, best-3p" in err
+    code, _, err = _cli(["train", "--recipe", "best-2p", "--n-epochs", "3", "--league", "--out",
+                         str(tmp_path / "r")], capsys)
+    assert code == 2 and "--n-epochs, --league cannot be given with it" in err
+    assert not (tmp_path / "r").exists()
+
+
+def _digests(nets) -> set[str]:
+    out = set()
+    for net in nets:
+        h = hashlib.sha256()
+        for t in net.state_dict().values():
+            h.update(t.detach().cpu().numpy().tobytes())
+        out.add(h.hexdigest())
+    return out
+
+
+def test_a_recipe_runs_every_phase_and_no_shipped_weights_enter_it(tmp_path, monkeypatch):
+    """The training pools (every bank the trainers' envs draw opponents from) and the learners
+    hold no shipped agent's weights; the ladder's agents play in the evaluations only."""
+    from machu_env.train.selfplay import Trainer
+
+    shipped = set()
+    for name in shipped_policies():
+        for tensors, config, *_ in F.parse_members(F.read_bytes(shipped_policy(name)))[0]:
+            shipped |= _digests([F.build_net(tensors, config)])
+    pools: list = []
+    real_install, real_run = Trainer._install_pool, Trainer.run
+
+    def install(self):
+        real_set = self.env.set_snapshots
+
+        def record(bank, weights=None):
+            pools.append(list(bank.nets))
+            return real_set(bank, weights=weights)
+
+        self.env.set_snapshots = record
+        try:
+            real_install(self)
+        finally:
+            del self.env.set_snapshots
+
+    def run(self):
+        pools.append([self.model.net])  # the learner as the phase starts
+        return real_run(self)
+
+    monkeypatch.setattr(Trainer, "_install_pool", install)
+    monkeypatch.setattr(Trainer, "run", run)
+    state = recipes.run(str(_file(tmp_path, TINY)), tmp_path / "run", seed=3, verbose=False)
+    assert state["done"] == ["fast", "league"] and state["steps"] >= 6144
+    trained = [net for pool in pools for net in pool]
+    assert trained and not _digests(trained) & shipped  # only the run's own policies
+    info = F.parse(F.read_bytes(tmp_path / "run" / "agent.safetensors"))[2]
+    assert info["recipe"] == "tiny" and info["seed"] == 3
+    assert info["command"] == f"machu train --recipe {tmp_path / 'recipe.json'} --seed 3"
+    rows = (tmp_path / "run" / "league" / "history.csv").read_text().splitlines()
+    assert "win_vs_ppo-2p-v1" in rows[0] and "elapsed_seconds" in rows[0]
+    league = json.loads((tmp_path / "run" / "league" / "league.json").read_text())
+    assert any(m["member"].startswith("exploiter:") for m in league["table"])
+
+
+def test_the_time_budget_ends_a_recipe_with_a_checkpoint(tmp_path):
+    recipe = copy.deepcopy(TINY)
+    recipe["phases"][0].pop("timesteps")
+    recipe["timesteps"] = 10**8
+    state = recipes.run(str(_file(tmp_path, recipe)), tmp_path / "run", minutes=0.4,
+                        verbose=False)
+    # phase 1 ends at 30 % of 24 s; the league phase runs up to 24 s (and its last evaluation)
+    assert state["done"] == ["fast", "league"]
+    assert 24 <= state["elapsed_seconds"] < 150
+    assert (tmp_path / "run" / "agent.safetensors").is_file()
+    assert json.loads((tmp_path / "run" / "league" / "latest.json").read_text())[
+        "elapsed_seconds"] >= 24
+
+
+def test_a_recipe_stopped_in_a_phase_resumes_where_it_stopped(tmp_path, monkeypatch, capsys):
+    from machu_env.train.selfplay import Trainer
+
+    path = _file(tmp_path, TINY)
+    real = Trainer.add_exploiter
+
+    def stop(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Trainer, "add_exploiter", stop)
+    with pytest.raises(KeyboardInterrupt):
+        recipes.run(str(path), tmp_path / "run", verbose=False)
+    state = json.loads((tmp_path / "run" / "recipe.json").read_text())
+    assert state["done"] == ["fast"] and (tmp_path / "run" / "league" / "latest.json").exists()
+    code, _, err = _cli(["train", "--recipe", str(path), "--out", str(tmp_path / "run")], capsys)
+    assert code == 2 and "already holds a recipe run; use --resume" in err
+    monkeypatch.setattr(Trainer, "add_exploiter", real)
+    state = recipes.run(str(path), tmp_path / "run", resume=True, verbose=False)
+    assert state["done"] == ["fast", "league"] and state["steps"] >= 6144
+    with pytest.raises(ValueError, match="not a run of recipe tiny with seed 4"):
+        recipes.run(str(path), tmp_path / "run", seed=4, resume=True, verbose=False)
+
+
+def test_the_ladder_names_each_rung_and_what_reaches_it():
+    assert ladder.ladder(2) == [("gold", 0.95), ("ppo-2p-v1", 0.5), ("ppo-2p", 0.5),
+                                ("ppo-2p-race", 0.5), ("best-2p", 0.5)]
+    assert [n for n, _ in ladder.ladder(3)] == ["gold", "ppo-3p-v1", "ppo-3p", "best-3p"]
+    row = {"win_vs_gold": 0.96, "win_vs_ppo-2p-v1": 0.51, "win_vs_ppo-2p": 0.49,
+           "win_vs_ppo-2p-race": float("nan")}
+    assert ladder.reached(row, 2) == ["gold", "ppo-2p-v1"]
+    with pytest.raises(ValueError, match="eval_agents must be 'ladder'"):
+        ladder.eval_agents("ladder,gold", 2)
+    assert ladder.eval_agents("best-2p, ppo-2p", 2) == ["best-2p", "ppo-2p"]
+
+
+def test_pfsp_draws_the_members_that_beat_the_learner_most():
+    from machu_env.train.league import PFSP_FLOOR, pfsp_weights
+
+    w = pfsp_weights([0.9, 0.5, 0.1, None], 2.0)
+    assert abs(sum(w) - 1) < 1e-9 and w[2] > w[1] == w[3] > w[0]
+    assert pfsp_weights([0.9, 0.1], 0.0) == [0.5, 0.5]
+    w = pfsp_weights([1.0, 0.0], 2.0)  # a member always beaten keeps a floor share
+    assert w[0] == pytest.approx(PFSP_FLOOR / (1 + PFSP_FLOOR))

@@ -1,0 +1,271 @@
+"""Recipes: one command that trains a shipped-class agent from scratch, every phase of it.
+
+    machu train --recipe best-2p --out runs/best_2p            # 60 minutes, then stops
+    machu train --recipe best-2p --out runs/best_2p --resume   # after an interrupt
+    machu train --recipe best-2p --minutes 10 --seed 3 --out runs/short
+
+A recipe is a data file (``recipe_files/<name>.json``; nothing in it runs)::
+
+    {"format": "machu-env-recipe", "version": 1, "name": "best-2p", "players": 2,
+     "summary": "...", "minutes": 60, "timesteps": 500000000,
+     "phases": [{"name": "fast", "until": 0.1, "timesteps": 3000000,
+                 "settings": {"stop_at": 0.95, ...}},
+                {"name": "league", "until": 0.9, "settings": {"league": true, ...}}, ...]}
+
+Each phase is a ``machu train`` run in ``OUT/<phase>/`` with the phase's settings (any
+``TrainConfig`` setting but the ones the recipe owns: ``RESERVED``); phase ``k > 0`` starts from
+phase ``k - 1``'s latest policy, and phase 0 from fresh weights (imitating a heuristic is
+allowed): no shipped agent's weights or games enter a recipe run, and its settings may name
+the heuristics only (the strength ladder ``eval_agents`` is evaluation, never training). A
+phase ends at its own stop (``stop_at``, its ``timesteps``), when the run has used ``until`` of
+the time budget
+(``--minutes``, counted from the recipe's start over every phase and resumed session), or of the
+step budget. ``OUT/recipe.json`` records the finished phases; ``--resume`` continues the first
+unfinished one from its last whole checkpoint. The last phase's latest policy is written as
+``OUT/agent.safetensors``, its metadata naming the recipe, the seed and the command.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from machu_env.agents import policy_file
+from machu_env.core import files
+
+FOLDER = Path(__file__).resolve().parent / "recipe_files"
+FORMAT = "machu-env-recipe"
+NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}", re.ASCII)
+MAX_PHASES = 8
+# set by the recipe runner, never by a recipe file
+RESERVED = ("players", "seed", "out", "init", "frozen", "timesteps", "minutes", "threads",
+            "device", "recipe", "ray")
+HEURISTICS = ("random", "builder", "gold", "racer")
+
+
+def names() -> list[str]:
+    """The shipped recipes."""
+    return sorted(p.stem for p in FOLDER.glob("*.json"))
+
+
+def load(name: str) -> dict[str, Any]:
+    """The recipe ``name`` (a shipped recipe) or the recipe file at the path ``name``, checked:
+    ValueError in words for anything that is not a well-formed recipe."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"recipe must name a shipped recipe ({', '.join(names())}) or a "
+                         ".json recipe file")
+    path = FOLDER / f"{name}.json" if NAME.fullmatch(name) else Path(name)
+    if path.suffix != ".json" or not path.is_file():
+        raise ValueError(f"recipe {name!r} is neither a shipped recipe ({', '.join(names())}) "
+                         "nor an existing .json recipe file")
+    if path.stat().st_size > 100_000:
+        raise ValueError(f"{path}: a recipe file is at most 100 kB")
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError, RecursionError) as e:
+        raise ValueError(f"{path}: not a readable recipe ({e})") from None
+    return check(data, str(path))
+
+
+def check(data: Any, where: str) -> dict[str, Any]:
+    """A recipe's JSON, every field and phase setting checked (see the module)."""
+    from machu_env.train.config import TrainConfig
+
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != 1:
+        raise ValueError(f"{where}: a recipe is a JSON object with format {FORMAT!r}, version 1")
+    unknown = set(data) - {"format", "version", "name", "summary", "players", "minutes",
+                           "timesteps", "phases"}
+    if unknown:
+        raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+    if not isinstance(data.get("name"), str) or not NAME.fullmatch(data["name"]):
+        raise ValueError(f"{where}: name must be 1-40 lowercase letters, digits and dashes")
+    players = data.get("players")
+    if players not in (2, 3, 4, 5) or isinstance(players, bool):
+        raise ValueError(f"{where}: players must be 2, 3, 4 or 5, got {players!r}")
+    for key, hi in (("minutes", 7 * 24 * 60), ("timesteps", 10**10)):
+        v = data.get(key)
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v <= hi:
+            raise ValueError(f"{where}: {key} must be a number in (0, {hi}], got {v!r}")
+    phases = data.get("phases")
+    if not isinstance(phases, list) or not 1 <= len(phases) <= MAX_PHASES:
+        raise ValueError(f"{where}: phases must list 1..{MAX_PHASES} phases")
+    settable = {f.name: f for f in fields(TrainConfig)}
+    seen, last = set(), 0.0
+    for k, phase in enumerate(phases):
+        here = f"{where}, phase {k}"
+        if not isinstance(phase, dict) or not {"name", "until", "settings"} <= set(phase) \
+                or not set(phase) <= {"name", "until", "settings", "timesteps"}:
+            raise ValueError(f"{here}: a phase is {{\"name\", \"until\", \"settings\"}} and "
+                             "optionally \"timesteps\" (its own step cap)")
+        cap = phase.get("timesteps", 1)
+        if not isinstance(cap, int) or isinstance(cap, bool) or not 1 <= cap <= 10**10:
+            raise ValueError(f"{here}: timesteps must be an int in 1..{10**10}, got {cap!r}")
+        if not isinstance(phase["name"], str) or not NAME.fullmatch(phase["name"]) \
+                or phase["name"] in seen:
+            raise ValueError(f"{here}: name must be a new folder name of lowercase letters, "
+                             "digits and dashes")
+        seen.add(phase["name"])
+        until = phase["until"]
+        if not isinstance(until, (int, float)) or isinstance(until, bool) \
+                or not last < until <= 1:
+            raise ValueError(f"{here}: until must grow from phase to phase, in (0, 1], got "
+                             f"{until!r}")
+        last = until
+        settings = phase["settings"]
+        if not isinstance(settings, dict):
+            raise ValueError(f"{here}: settings must be a JSON object")
+        bad = sorted(k for k in settings if k not in settable or k in RESERVED)
+        if bad:
+            raise ValueError(f"{here}: settings {bad} cannot be set by a recipe (not a setting "
+                             f"of machu train, or one the recipe owns: {', '.join(RESERVED)})")
+        config = _config(settings, here, players=players)  # types and values, checked
+        _heuristics_only(config, here)
+    if last != 1:
+        raise ValueError(f"{where}: the last phase's until must be 1 (the whole budget)")
+    return data
+
+
+def _config(settings: dict[str, Any], where: str, **run: Any):
+    """A ``TrainConfig`` of a phase's settings (each checked for its type) and the runner's."""
+    from machu_env.train.config import TrainConfig
+
+    values = {}
+    for f in fields(TrainConfig):
+        if f.name not in settings:
+            continue
+        v, kind = settings[f.name], type(f.default)
+        ok = (isinstance(v, bool) if kind is bool else
+              isinstance(v, (int, float)) and not isinstance(v, bool) if kind is float else
+              isinstance(v, kind) and not isinstance(v, bool))
+        if not ok:
+            raise ValueError(f"{where}: setting {f.name!r} must be a {kind.__name__}, got {v!r}")
+        values[f.name] = kind(v)
+    config = TrainConfig(**{**values, **run})
+    try:
+        config.check()
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+    return config
+
+
+def _heuristics_only(config, where: str) -> None:
+    """The pool and the imitation teacher name heuristics (and ``self``) only."""
+    from machu_env.envs.pool_env import parse_pool
+
+    pool = parse_pool(config.pool)
+    others = sorted(set(pool) - {*HEURISTICS, "self"})
+    if others or (config.imitate and config.imitate not in HEURISTICS):
+        raise ValueError(f"{where}: a recipe trains against heuristics and itself only, got "
+                         f"{others or config.imitate}")
+
+
+def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
+        timesteps: int = 0, threads: int = 0, device: str = "auto", resume: bool = False,
+        verbose: bool = True) -> dict[str, Any]:
+    """Train the recipe ``name`` into ``out`` (see the module); returns the recipe's summary
+    (also ``OUT/recipe.json``). ``minutes``/``timesteps``: the budgets (0: the recipe's)."""
+    from machu_env.core.checks import check_int
+    from machu_env.train.selfplay import Trainer
+
+    recipe = load(name)
+    check_int("seed", seed, 0, 2**32 - 1)
+    budget_minutes = float(minutes or recipe["minutes"])
+    budget_steps = int(timesteps or recipe["timesteps"])
+    if not 0 < budget_minutes <= 7 * 24 * 60:
+        raise ValueError(f"minutes must be in (0, {7 * 24 * 60}], got {minutes!r}")
+    out = Path(out)
+    state_path = out / "recipe.json"
+    state = _state(state_path, recipe, seed, resume, name)
+    state.update(minutes=budget_minutes, timesteps=budget_steps)
+    t0 = time.perf_counter()
+    for k, phase in enumerate(recipe["phases"]):
+        if phase["name"] in state["done"]:
+            continue
+        folder = out / phase["name"]
+        elapsed, steps = state["elapsed_seconds"], state["steps"]
+        if elapsed >= budget_minutes * 60 or steps >= budget_steps:
+            break  # the budget is spent: the later phases are skipped
+        previous = recipe["phases"][k - 1]["name"] if k else None
+        config = _config(phase["settings"], f"{name}, phase {phase['name']}",
+                         players=recipe["players"], seed=seed, out=str(folder),
+                         timesteps=min(budget_steps - steps, phase.get("timesteps", 10**10)),
+                         minutes=budget_minutes * phase["until"],
+                         threads=threads, device=device, recipe=name,
+                         init=str(out / previous / "latest.safetensors") if previous else "")
+        if verbose:
+            print(f"recipe {recipe['name']}: phase {phase['name']} (until "
+                  f"{phase['until'] * budget_minutes:.0f} min of {budget_minutes:.0f})",
+                  flush=True)
+        again = (folder / "latest.json").exists()
+        trainer = Trainer(config, resume=again, verbose=verbose, elapsed=elapsed)
+        summary = trainer.run()
+        state["done"].append(phase["name"])
+        state["elapsed_seconds"] = round(trainer.elapsed_now(), 1)
+        state["steps"] = steps + int(summary["timesteps"])
+        state["phases"][phase["name"]] = {
+            "timesteps": int(summary["timesteps"]), "ended_at_seconds": state["elapsed_seconds"],
+            "final_eval": summary["final_eval"]}
+        files.write_json(state_path, state)
+    last = next((p["name"] for p in reversed(recipe["phases"]) if p["name"] in state["done"]),
+                None)
+    if last is None:
+        raise ValueError(f"{out}: no phase of the recipe ran (the budget was spent)")
+    _write_agent(out / last / "latest.safetensors", out / "agent.safetensors", state)
+    state["agent"] = str(out / "agent.safetensors")
+    state["session_seconds"] = round(time.perf_counter() - t0, 1)
+    files.write_json(state_path, state)
+    return state
+
+
+def _state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
+           ref: str) -> dict[str, Any]:
+    """The recipe's progress in ``OUT/recipe.json`` (new, or the one to resume: same recipe
+    and seed); ``ref``: the recipe as the command named it (a shipped name or a file)."""
+    if not resume:
+        if path.exists():
+            raise ValueError(f"{path.parent} already holds a recipe run; use --resume to "
+                             "continue it or choose another --out")
+        for phase in recipe["phases"]:  # (an earlier start that never wrote recipe.json)
+            if (path.parent / phase["name"] / "latest.json").exists():
+                raise ValueError(f"{path.parent / phase['name']} already holds a run; use "
+                                 "--resume or choose another --out")
+        return _fresh(recipe, seed, ref)
+    if not path.exists():  # stopped in its first phase: that phase resumes
+        if not any((path.parent / p["name"]).is_dir() for p in recipe["phases"]):
+            raise ValueError(f"nothing to resume: {path} does not exist")
+        return _fresh(recipe, seed, ref)
+    try:
+        state = json.loads(path.read_text()[:1_000_000])
+        ok = (isinstance(state, dict) and state.get("recipe") == recipe["name"]
+              and state.get("seed") == seed and isinstance(state.get("done"), list))
+    except (OSError, ValueError, RecursionError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{path}: not a run of recipe {recipe['name']} with seed {seed}")
+    return state
+
+
+def _fresh(recipe: dict[str, Any], seed: int, ref: str) -> dict[str, Any]:
+    return {"recipe": recipe["name"], "seed": seed, "done": [], "elapsed_seconds": 0.0,
+            "steps": 0, "phases": {}, "command": f"machu train --recipe {ref} --seed {seed}"}
+
+
+def _write_agent(source: Path, target: Path, state: dict[str, Any]) -> None:
+    """The recipe's agent: the last phase's latest policy, its metadata naming the recipe."""
+    tensors, config, info = policy_file.parse(policy_file.read_bytes(source), str(source))
+    info = {**info, "recipe": state["recipe"], "seed": state["seed"],
+            "command": state["command"], "recipe_phases": state["done"]}
+    policy_file.save(target, tensors, config, info, play={"temperature": 0})
+
+
+def describe() -> str:
+    """The shipped recipes, a line each (``machu train --help``)."""
+    lines = []
+    for name in names():
+        recipe = load(name)
+        lines.append(f"{name}: {recipe['summary']} ({recipe['minutes']:g} min)")
+    return "; ".join(lines)
