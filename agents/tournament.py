@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from machu_env.agents import make_agent
+from machu_env.agents import make_agent, shipped_policy
 from machu_env.core import files
 from machu_env.core.checks import check_decisions
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
@@ -43,6 +43,42 @@ def seatings(agents: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
         raise ValueError(f"{num_players} players need at least {num_players} agents (repeat a "
                          f"name to seat it more than once); got {len(agents)}: {list(agents)}")
     return sorted(set(itertools.permutations(agents, num_players)))
+
+
+def trained_for(name: str) -> int | None:
+    """The player count a trained agent's file says it was trained for (None: a heuristic, a
+    search over no policy, or a file that does not say); read from the header, without torch."""
+    from machu_env.agents.catalogue import _header, resolve
+    from machu_env.agents.policy_file import SUFFIX
+
+    inner = name.split(":", 1)[1] if name.startswith(("search:", "rollout:")) else name
+    path = shipped_policy(resolve(inner))
+    if path is None and inner.startswith("policy:") and inner.endswith(SUFFIX):
+        path = Path(inner.split(":", 1)[1])
+    try:
+        info = json.loads(_header(path).get("info", "{}")) if path is not None else {}
+        players = info.get("players") if isinstance(info, dict) else None
+    except (OSError, ValueError):
+        return None
+    return players if isinstance(players, int) and not isinstance(players, bool) else None
+
+
+def seating_warnings(agents: Sequence[str], num_players: int, games: int) -> list[str]:
+    """What a user should know before the games: an agent seated at a player count it was not
+    trained for, and seatings that cannot all be played equally often."""
+    out = []
+    for name in dict.fromkeys(agents):
+        trained = trained_for(name)
+        if trained is not None and trained != num_players:
+            out.append(f"{name} was trained for {trained} players; it plays this "
+                       f"{num_players}-player game as it is (weaker than at its own count)")
+    seats = len(seatings(agents, num_players))
+    if games % seats:
+        out.append(f"{games} games over {seats} seatings: "
+                   + ("some seatings are not played" if games < seats else
+                      "not every seating is played equally often")
+                   + f" (a multiple of {seats} plays each one equally)")
+    return out
 
 
 def _agent_kwargs(name: str, mcts: dict[str, Any], trust_pickle: bool) -> dict[str, Any]:

@@ -273,6 +273,45 @@ def result_seconds(runs: list[dict]) -> float | None:
     return _stats([r["marks"].get("0.95", {}).get("seconds") for r in runs])["median"]
 
 
+def plot_ladder(result: dict, path: Path) -> Path:
+    """The ladder's curves of a ``--ladder`` result: each run's win share against each rung
+    over wall-clock minutes (from the process's launch), its mark dotted."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from machu_env.train.ladder import ladder
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    colours = plt.get_cmap("viridis")
+    rungs = ladder(result["players"])
+    for setting, runs in result["runs"].items():
+        for run in runs:
+            # (a recipe's phases count their seconds from the recipe's start)
+            start = run["wall_seconds"] - max(r.get("elapsed_seconds", 0)
+                                              for r in run["history"])
+            for k, (name, _) in enumerate(rungs):
+                points = [((start + r["elapsed_seconds"]) / 60, r[f"win_vs_{name}"])
+                          for r in run["history"]
+                          if r.get(f"win_vs_{name}", float("nan")) == r.get(f"win_vs_{name}")
+                          and "elapsed_seconds" in r]
+                if points:
+                    ax.plot(*zip(*points, strict=True), marker="o", ms=2.5,
+                            color=colours(k / max(1, len(rungs) - 1)),
+                            label=f"vs {name} ({setting}, seed {run['seed']})")
+    for mark in sorted({m for _, m in rungs}):
+        ax.axhline(mark, color="grey", lw=0.7, ls=":")
+    ax.set(xlabel="wall-clock minutes since launch", ylabel="win share", ylim=(0, 1.02),
+           title=f"the strength ladder, {result['players']} players ({result.get('cpu', '')})")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--setting", action="append", default=[], metavar="NAME=FLAGS",
@@ -294,7 +333,13 @@ def main(argv: list[str] | None = None) -> dict:
                    "and the time to each rung is reported; the peer gets the same minutes")
     p.add_argument("--minutes", type=float, default=0.0, help="each run's time budget (machu "
                    "train --minutes); a setting '--recipe NAME' runs that recipe for it")
+    p.add_argument("--plot", type=Path, default=None, metavar="RESULT.json", help="only draw "
+                   "the ladder's curves of an earlier --ladder result (RESULT.png beside it)")
     a = p.parse_args(argv)
+    if a.plot is not None:
+        result = json.loads(a.plot.read_text())
+        print(plot_ladder(result, a.plot.with_suffix(".png")))
+        return result
     if a.ladder:
         a.stop_at = 0.0  # (a ladder run trains its whole budget)
     settings = dict(s.split("=", 1) for s in a.setting) if a.setting else DEFAULT_SETTINGS

@@ -1,9 +1,34 @@
+"""Shared fixtures, and the suite's threads: one torch thread and OpenMP's passive wait (set
+before torch is first imported, and inherited by the commands the tests start), so that the
+suite does not spin at OpenMP barriers when other work shares the cores (issue #57: a busy
+2-core machine ran 11 tests in 82 minutes with torch's default team). A test that measures
+threads sets them itself."""
+
+import os
 import sys
 from pathlib import Path
 
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# the engine compiles inside the work, as the tests expect (no up-front compile with its lines;
+# tests/project/test_first_hour.py checks those with the variable unset)
+os.environ.setdefault("MACHU_ENV_WARMUP", "off")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
 import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_torch_thread():
+    """torch's intra-op threads: 1 for the whole suite (where torch is installed)."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    torch.set_num_threads(1)
+    yield
 
 
 @pytest.fixture

@@ -88,9 +88,10 @@ def teacher_data(teacher: str, players: int, games: int, seed: int, obs_size: in
 
 def imitate(net, teacher: str, players: int, games: int, epochs: int, seed: int = 0,
             batch_size: int = 4096, learning_rate: float = 1e-3, device: Any = "cpu",
-            autocast: Any = None) -> dict[str, Any]:
+            autocast: Any = None, say: Any = None) -> dict[str, Any]:
     """Fit ``net`` (a ``PolicyNet``, in place) to ``teacher``'s decisions; returns what it did
-    (decisions, the last epoch's policy loss and agreement with the teacher, seconds)."""
+    (decisions, the last epoch's policy loss and agreement with the teacher, seconds).
+    ``say``: a callable given a line as the games are played and after each epoch."""
     import contextlib
 
     import torch
@@ -104,13 +105,16 @@ def imitate(net, teacher: str, players: int, games: int, epochs: int, seed: int 
     obs, masks, actions, results = teacher_data(teacher, players, games, seed,
                                                 int(net.config["obs_size"]))
     played = time.perf_counter() - t0
+    if say is not None:
+        say(f"imitation: played {games:,} games of {teacher} ({len(actions):,} decisions, "
+            f"{played:.0f} s); fitting {epochs} epochs")
     obs_t, masks_t = torch.from_numpy(obs), torch.from_numpy(masks)
     actions_t, results_t = torch.from_numpy(actions), torch.from_numpy(results)
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate, eps=1e-5)
     generator = torch.Generator().manual_seed(seed)
     n = len(actions)
     loss_sum = agree = 0.0
-    for _ in range(epochs):
+    for epoch in range(epochs):
         order = torch.randperm(n, generator=generator)
         loss_sum = agree = 0.0
         for start in range(0, n, batch_size):
@@ -130,6 +134,9 @@ def imitate(net, teacher: str, players: int, games: int, epochs: int, seed: int 
             optimizer.step()
             loss_sum += float(policy_loss.detach()) * len(idx)
             agree += float((logits.argmax(1) == target).float().sum())
+        if say is not None:
+            say(f"imitation: epoch {epoch + 1}/{epochs}, agreement with {teacher} "
+                f"{agree / n:.1%} ({time.perf_counter() - t0:.0f} s)")
     return {"teacher": teacher, "games": games, "decisions": n, "epochs": epochs,
             "policy_loss": round(loss_sum / n, 4), "agreement": round(agree / n, 4),
             "play_seconds": round(played, 2),
@@ -139,8 +146,13 @@ def imitate(net, teacher: str, players: int, games: int, epochs: int, seed: int 
 def head_start(net, config, device: Any, verbose: bool) -> dict[str, Any]:
     """``imitate`` with a run's settings (``TrainConfig``: ``imitate``, ``imitate_games``,
     ``imitate_epochs``, ``players``, ``seed``), saying what it did."""
+    say = (lambda text: print(text, flush=True)) if verbose else None
+    if say is not None:
+        say(f"imitation: playing {config.imitate_games:,} games of {config.imitate} at every "
+            f"seat, then fitting the new network to its decisions (about 20 s for 2,000 games "
+            f"on 2 cores)")
     info = imitate(net, config.imitate, config.players, config.imitate_games,
-                   config.imitate_epochs, seed=config.seed, device=device)
+                   config.imitate_epochs, seed=config.seed, device=device, say=say)
     if verbose:
         print(f"imitated {config.imitate}: {info['decisions']:,} decisions of "
               f"{config.imitate_games:,} games, agreement {info['agreement']:.1%} "

@@ -37,8 +37,10 @@ class Progress:
     else a line on stdout every ``every`` seconds."""
 
     def __init__(self, total: int, done: int = 0, enabled: bool = True,
-                 stream: TextIO | None = None, every: float = 30.0, goal: str = "") -> None:
+                 stream: TextIO | None = None, every: float = 30.0, goal: str = "",
+                 seconds: float = 0.0) -> None:
         self.total, self.enabled, self.every, self.goal = total, enabled, every, goal
+        self.deadline = time.perf_counter() + seconds if seconds > 0 else None  # (--minutes)
         self.stream = stream or sys.stderr
         self.start_steps, self.last_eval = done, "-"
         self.t0 = self.last_line = time.perf_counter()
@@ -66,9 +68,11 @@ class Progress:
     def time_left(self, steps: int, rate: float) -> str:
         """Words for the time to the last step (never negative); with a goal, an upper bound:
         the run may stop at any evaluation."""
-        if rate <= 0:
+        if rate <= 0 and self.deadline is None:
             return "time left unknown"
-        left = max(0.0, (self.total - steps) / rate)
+        left = max(0.0, (self.total - steps) / rate) if rate > 0 else float("inf")
+        if self.deadline is not None:  # the time budget ends it first
+            left = min(left, max(0.0, self.deadline - time.perf_counter()))
         text = (f"{left:.0f} s" if left < 120 else f"{left / 60:.0f} min" if left < 7200
                 else f"{left / 3600:.1f} h")
         return f"at most {text} left (or at {self.goal})" if self.goal else f"about {text} left"
@@ -88,9 +92,10 @@ class Progress:
 
 
 def say_evaluation(progress: Progress, history: list[dict], shown: list[str],
-                   players: int) -> None:
+                   players: int, earlier: frozenset[str] = frozenset()) -> None:
     """The last evaluation's line (win share against each opponent measured), and a line for
-    each rung of the strength ladder (``ladder.py``) it reaches first."""
+    each rung of the strength ladder (``ladder.py``) it reaches first (``earlier``: the rungs
+    an earlier phase of a recipe reached)."""
     from machu_env.train.ladder import reached
 
     row = history[-1]
@@ -99,7 +104,7 @@ def say_evaluation(progress: Progress, history: list[dict], shown: list[str],
         f"vs {n} {row[f'win_vs_{n}']:.1%}" for n in measured)
         + f"  ({row['elapsed_seconds']:.0f} s)")
     progress.last_eval = f"gold {row['win_vs_gold']:.1%}"
-    before = {n for r in history[:-1] for n in reached(r, players)}
+    before = {n for r in history[:-1] for n in reached(r, players)} | earlier
     for name in reached(row, players):
         if name not in before:
             progress.say(f"rung reached: {row[f'win_vs_{name}']:.1%} against {name} after "

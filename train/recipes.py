@@ -36,6 +36,7 @@ from typing import Any
 
 from machu_env.agents import policy_file
 from machu_env.core import files
+from machu_env.train import ladder
 
 FOLDER = Path(__file__).resolve().parent / "recipe_files"
 FORMAT = "machu-env-recipe"
@@ -202,7 +203,10 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
                   flush=True)
         again = (folder / "latest.json").exists()
         trainer = Trainer(config, resume=again, verbose=verbose, elapsed=elapsed)
+        trainer.rungs_before = frozenset(state.get("rungs", []))
         summary = trainer.run()
+        state["rungs"] = sorted(set(state.get("rungs", [])).union(
+            *(ladder.reached(row, recipe["players"]) for row in trainer.history)))
         state["done"].append(phase["name"])
         state["elapsed_seconds"] = round(trainer.elapsed_now(), 1)
         state["steps"] = steps + int(summary["timesteps"])

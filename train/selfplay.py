@@ -118,6 +118,7 @@ class Trainer:
         self.ladder_banks = ladder.opponents(ladder.eval_agents(c.eval_agents, c.players),
                                              c.players) if c.eval_agents else {}
         self.member_wins: dict[str, float] = {}  # the learner's win share per pool member
+        self.rungs_before: frozenset[str] = frozenset()  # reached by earlier recipe phases
         if not resume and init_net is None and c.imitate:
             from machu_env.train.imitate import check_memory
 
@@ -323,7 +324,7 @@ class Trainer:
         self.plot()
         if self.verbose:
             say_evaluation(self.progress, self.history, [*c.eval_names(), *self.ladder_banks],
-                           c.players)
+                           c.players, self.rungs_before)
         return row
 
     def _write_history(self) -> None:
@@ -363,7 +364,7 @@ class Trainer:
         c, m = self.config, self.model
         goal = f"{c.stop_at:.0%} against gold" if c.stop_at > 0 else ""
         self.progress = Progress(c.timesteps, int(m.num_timesteps), enabled=self.verbose,
-                                 goal=goal)
+                                 goal=goal, seconds=c.minutes * 60 - self.elapsed_now())
         warning = busy_warning(c.threads) if self.verbose else None
         if warning:
             self.progress.say(warning)

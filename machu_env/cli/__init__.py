@@ -1,5 +1,5 @@
 """The ``machu`` command: play, agents, tournament, analyze, dataset, replay, serve, train,
-exploit, population, bench, rules, cache — one module per group of commands (``playing``,
+exploit, population, bench, warmup, rules, cache — one module per group of commands (``playing``,
 ``roster``, ``evaluating``, ``datasets``, ``serving``, ``training``, ``tools``) over shared
 option checks (``options``) and one Typer app (``commands``).
 
@@ -29,8 +29,8 @@ from machu_env.cli.interrupts import (
 
 for command in (playing.play, roster.agents, evaluating.tournament, evaluating.analyze,
                 datasets.dataset, playing.replay, serving.serve,
-                training.train, training.exploit, training.population, tools.bench, tools.rules,
-                tools.cache):  # (the order of `machu --help`)
+                training.train, training.exploit, training.population, tools.bench,
+                tools.warmup, tools.rules, tools.cache):  # (the order of `machu --help`)
     app.command()(interruptible(command))
 
 

@@ -11,3 +11,11 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 console = Console(markup=False, highlight=False, soft_wrap=True)  # no markup in text that is
 # not ours; no wrapping: a log file or CI gets whole lines (a table never wraps at 80 columns)
 err_console = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
+
+
+def compile_first(command: str) -> None:
+    """The engine parts ``command`` uses, compiled (and said, on stderr) before its work when
+    this machine has not compiled them yet (``warmup``)."""
+    from machu_env.cli import warmup
+
+    warmup.before(command, lambda text: err_console.print(f"machu {command}: {text}"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from machu_env.cli.commands import console
+from machu_env.cli.commands import compile_first, console
 from machu_env.cli.interrupts import deferred
 from machu_env.cli.options import agent_list
 
@@ -61,6 +61,7 @@ def dataset(
             bar.update(done - bar.n)
 
     try:
+        compile_first("dataset")
         with deferred() as signals:
             card = write_dataset(agent_list(agents), players, games, out, name=name, seed=seed,
                                  observation=observation, max_decisions=max_decisions,

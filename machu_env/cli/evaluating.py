@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from machu_env.cli.commands import console
+from machu_env.cli.commands import compile_first, console, err_console
 from machu_env.cli.options import (
     agent_files,
     agent_list,
@@ -66,10 +66,18 @@ def tournament(
         raise typer.BadParameter(f"{folder} holds an earlier run's records; machu analyze would "
                                  "mix the runs: choose another --out or empty that folder",
                                  param_hint="--records")
+    from machu_env.agents.tournament import seating_warnings
+
+    try:
+        for warning in seating_warnings(names, players, games):
+            err_console.print(f"machu tournament: warning: {warning}")
+    except ValueError as e:  # (too few agents for the seats: one line)
+        raise typer.BadParameter(str(e)) from None
     had_records = folder.exists()
     output_folder(out, "--out")
     summary = None
     try:
+        compile_first("tournament")
         summary = run_tournament(names, players, games, seed=seed,
                                  workers=workers if workers is not None or ray else 2,
                                  mcts=mcts_options(mcts_seconds, mcts_iterations),

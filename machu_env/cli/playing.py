@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from machu_env.cli.commands import console
+from machu_env.cli.commands import compile_first, console, err_console
 from machu_env.cli.options import (
     agent_files,
     agent_list,
@@ -35,15 +35,33 @@ def human_turn(game: Game, read: Callable[[str], str], show: Callable[[object], 
         table.add_row(str(i), a)
     show(table)
     while True:
-        answer = read("your action (number or notation, q to quit)").strip()
+        answer = read("your action (number or notation, help, q to quit)").strip()
         if answer.lower() in ("q", "quit", "exit"):
             raise typer.Exit(0)
+        if answer.lower() in ("help", "h", "?"):
+            show(help_table(game, legal))
+            continue
         if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(legal):
             return legal[int(answer) - 1]
         if answer.lower() in legal:
             return answer.lower()
         show(Text(f"{answer!r} is not a legal action. Legal: " + ", ".join(
             f"{i}={a}" for i, a in enumerate(legal, start=1)), style="red"))
+
+
+def help_table(game: Game, legal: list[str]) -> Table:
+    """``help`` at the prompt: what is being decided, each legal action in words beside its
+    number and notation, and how to answer."""
+    from machu_env.views.phrases import say_you
+
+    table = Table(title=f"Help: {game.decision} (type a number or the notation; q quits; the "
+                  "rules: machu rules)", show_header=True)
+    table.add_column("#")
+    table.add_column("notation")
+    table.add_column("what it does")
+    for i, a in enumerate(legal, start=1):
+        table.add_row(str(i), a, say_you(a))
+    return table
 
 
 def play(
@@ -77,6 +95,13 @@ def play(
             agents[p] = make_agent(name, seed * 8 + p, **opts)
         except ValueError as e:
             raise typer.BadParameter(str(e)) from None
+    from machu_env.agents.tournament import trained_for
+
+    for name in dict.fromkeys(names[k % len(names)] for k in range(len(others))):
+        if trained_for(name) not in (None, players):
+            err_console.print(f"machu play: warning: {name} was trained for {trained_for(name)} "
+                              f"players; it plays this {players}-player game as it is")
+    compile_first("play")
     game = Game(players, seed=seed)
     console.print(f"You are P{seat}; opponents: " +
                   ", ".join(f"P{p} {agents[p].name}" for p in others))

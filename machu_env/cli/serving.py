@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from machu_env.cli.commands import console
+from machu_env.cli.commands import compile_first, console
 
 
 # --- serve ---------------------------------------------------------------------------------------
@@ -51,6 +51,8 @@ def serve(
         raise typer.BadParameter(f"cannot listen on {host}:{port}: {e.strerror}",
                                  param_hint="--host/--port") from None
     from machu_env.web import warm_up
+
+    compile_first("serve")
 
     with console.status("warming the engine (the first start after an install compiles it; "
                         "later starts read numba's cache)"):

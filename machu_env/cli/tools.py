@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import typer
@@ -21,6 +22,19 @@ def bench(quick: bool = typer.Option(False, help="shorter timings, fewer points"
 
     output_folder(out, "--out")
     run.main(["--out", str(out), *(["--quick"] if quick else [])])
+
+
+def warmup(workers: int = typer.Option(0, min=0, max=64, help="processes compiling at once "
+                                        "(0: one per CPU)")) -> None:
+    """Compile the game engine for this machine now, every part, several at once (a first
+    command would otherwise do it, for the parts it uses); run it once after installing."""
+    from machu_env.cli import warmup as W
+
+    t0 = time.perf_counter()
+    seconds = W.compile_parts(list(W.PARTS), lambda text: console.print(text), workers)
+    if not seconds:
+        console.print(f"the engine is already compiled for this machine "
+                      f"({time.perf_counter() - t0:.1f} s to check)")
 
 
 def rules() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from machu_env.cli.commands import console
+from machu_env.cli.commands import compile_first, console
 from machu_env.cli.options import (
     agent_files,
     check_output_folder,
@@ -144,6 +144,7 @@ def train(
     config = TrainConfig(**options)
     try:
         config.check()  # the options as given, before any work (named as options)
+        compile_first("train")
         summary = run_training(config, resume=resume)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
@@ -168,6 +169,8 @@ def run_recipe(options: dict, resume: bool) -> None:
                                  f"with it (allowed: {allowed}, --resume)", param_hint="--recipe")
     steps = options["timesteps"] if options["timesteps"] != defaults["timesteps"] else 0
     try:
+        recipes.load(options["recipe"])  # (a bad name or file: one line, before compiling)
+        compile_first("train")
         summary = recipes.run(options["recipe"], options["out"], seed=options["seed"],
                               minutes=options["minutes"], timesteps=steps,
                               threads=options["threads"], device=options["device"],
@@ -274,6 +277,7 @@ def exploit(
 
     set_threads(threads)
     try:
+        compile_first("exploit")
         summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
                               settings, trust_pickle=trust_pickle, ray=ray, workers=workers,
                               sampled=sampled, cold=cold, eval_at=at, reward=reward)
@@ -283,6 +287,9 @@ def exploit(
         if isinstance(e, (ValueError, ImportError)):
             raise typer.BadParameter(str(e)) from None
         raise
+    from machu_env.train.exploit import verdict
+
+    console.print(verdict(summary))
     console.print_json(json.dumps(summary))
 
 
@@ -350,6 +357,7 @@ def population(
             refuse_overwrite(folder / f"br_{k}.safetensors", inputs, "--out")
     command = " ".join(["machu", *sys.argv[1:]])
     try:
+        compile_first("population")
         if psro:
             from machu_env.train.ppo import set_threads
 

@@ -61,7 +61,8 @@ def _smaller(command: str) -> str:
         if word in SMALLER and words[i + 1].isdigit():
             words[i + 1] = str(max(LEAST.get(word, 1), int(words[i + 1]) // SMALLER[word]))
     for i, word in enumerate(words[:-1]):
-        if word == "machu" and words[i + 1] == "train" and "--imitate-games" not in words:
+        if word == "machu" and words[i + 1] == "train" and "--imitate-games" not in words \
+                and "--recipe" not in words:  # (a recipe sets its own; --timesteps budgets it)
             words[i + 2:i + 2] = ["--imitate-games", "50"]
         if word == "machu" and words[i + 1] == "train" and "--timesteps" not in words \
                 and "--resume" not in words:  # a run until --stop-at: as long as a 10M run

@@ -68,6 +68,9 @@ def test_the_time_left_never_goes_negative_and_names_the_goal():
     assert goal.time_left(1_000_000, 20_000.0) == \
         "at most 16 min left (or at 95% against gold)"
     assert goal.time_left(0, 0.0) == "time left unknown"
+    budget = P.Progress(500_000_000, enabled=True, stream=io.StringIO(), every=0.0,
+                        seconds=600.0)  # (a --minutes budget ends the run first)
+    assert budget.time_left(1_000_000, 10_000.0) == "about 10 min left"
 
 
 def test_a_run_that_stops_at_a_goal_is_evaluated_often_enough_to_stop_near_it(tmp_path):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/integrations.md's behaviour-cloning figure (2026-11-25).
 # issue #38, item 4: behaviour cloning of ppo-2p from a machu dataset of its self-play games,
 # evaluated over 1,000 games against gold (examples/bc_from_dataset.py; the integrations extra)
 set -e

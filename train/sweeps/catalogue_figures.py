@@ -1,3 +1,4 @@
+# Reproduces docs/research.md, "How the shipped agents were trained" (2026-11-24/26).
 """Measure the catalogue's figures (``agents/checkpoints/catalogue.json``): every shipped agent's
 win share against ``gold`` at every other seat (1,000 games), and one rating tournament per
 player count (OpenSkill ordinal; the agents trained for that count, the neighbours for 4 and 5

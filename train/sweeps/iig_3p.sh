@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Regularised PPO, screened" (2026-11-26/27).
 # The regularised-PPO recipe of the 2-player screen for 3 players: ppo-3p-race (observation v2)
 # fine-tuned 1M steps with clip 0.1 and a constant entropy of 0.01 (2 players' best), beside
 # clip 0.05 (the 2-player runner-up); each screened by a short probe (300k steps, 500 games,

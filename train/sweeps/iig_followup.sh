@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Regularised PPO, screened" (2026-11-26/27).
 # After iig_ppo_2p.sh: the same short probe of ppo-2p-race itself (the baseline of the screen,
 # both play modes), then the full probe of the chosen candidate (1.5M steps, 2,000 games, seed
 # 100, argmax: the agent as it would be shipped) and the analysis of its exploiter's games.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Regularised PPO, screened" (2026-11-26/27).
 # Round 4 of the regularised-PPO screen: the shipped recipe (clip 0.1, entropy 0.01) as a league.
 # The candidate (ppo-2p-reg's run) trains 3M steps more while every 500k steps an exploiter is
 # trained 500k steps against its current policy played argmax (as it plays when shipped) and

@@ -1,3 +1,4 @@
+# Reproduces docs/research.md, "Regularised PPO, screened" (2026-11-26/27).
 # Shared steps of the regularised-PPO sweeps (iig_round2.sh, iig_round3.sh, iig_league.sh):
 # source it from the repository root; THREADS (default 1) is each command's torch thread count.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Regularised PPO, screened" (2026-11-26/27).
 # The regularised-PPO recipe of Rudolph et al. (ICLR 2026) screened on 2 players: clip range
 # {0.05, 0.1, 0.2} x constant entropy {0.01, 0.05, 0.1}, magnet off, each warm-started from
 # ppo-2p-race (observation v2) for the same STEPS (default 1,000,000) against the race pool;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Regularised PPO, screened" (2026-11-26/27).
 # Round 2 of the regularised-PPO screen (after iig_ppo_2p.sh and iig_followup.sh).
 # 1. The chosen candidate confirmed: full probes (1.5M steps, 2,000 games) on a second exploiter
 #    seed (102, argmax) and sampled at temperature 1 (seeds 100 and 102); each exploiter's games

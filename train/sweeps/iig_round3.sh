@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Regularised PPO, screened" (2026-11-26/27).
 # Round 3 of the regularised-PPO screen (after iig_round2.sh).
 # 1. The magnet and frozen-pool variants for the other two of the screen's best three recipes
 #    (clip 0.05 / entropy 0.01, clip 0.2 / entropy 0.05), screened like round 2 (short probes

@@ -1,3 +1,4 @@
+# Reproduces docs/research.md, "Regularised PPO, screened" (2026-11-26/27).
 """1,000-game strength of screened sweep runs, played in batches on the batch engine.
 
     python train/sweeps/iig_strength.py RUN [RUN ...]   # -> RUN/strength_batched.json each

@@ -1,3 +1,4 @@
+# Reproduces docs/research.md, "Regularised PPO, screened" (2026-11-26/27).
 """One screened candidate of a regularised-PPO sweep as JSON (its settings, strength, both
 probes), every candidate of a sweep folder as a markdown table, or the best one's folder.
 

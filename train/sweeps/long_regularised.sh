@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Agents that hold up" (2026-11-24).
 # Issue #26, item 1, a longer budget: both regularisers of the sweep together (the entropy
 # schedule, which lowered the exploiter's margin, and the fast magnet) over STEPS learner steps
 # of fine-tuning ppo-2p-v2 on a fresh seed, then the probe (warm start, 1.5M steps, 2,000 games).

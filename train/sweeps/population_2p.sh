@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Agents that hold up" (2026-11-24).
 # Issue #26, item 2: a Nash population for 2 players, and its probe.
 #   bash train/sweeps/population_2p.sh OUT SWEEP     # after train/sweeps/regularised.sh
 # 1. probe ppo-2p-v2 itself with today's protocol (warm start, 1.5M steps, 2,000 games): its

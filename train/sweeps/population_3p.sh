@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Agents that hold up" (2026-11-24).
 # Issue #26, item 2 at 3 players: the network is the same for every player count, so ppo-3p,
 # ppo-4p and ppo-5p are three strong, different 3-player policies. `machu population` measures
 # their 3-player payoff matrix (member i in one seat against two copies of member j) and

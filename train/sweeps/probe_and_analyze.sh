@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "The race for the gold majority" (2026-11-25).
 # issue #36 step 1: today's probes and the records of each exploiter against its agent
 set -e
 cd /work/main

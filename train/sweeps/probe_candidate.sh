@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "The race for the gold majority" (2026-11-25).
 # issue #36 step 4: the project's probe of a candidate on two exploiter seeds (warm 1.5M steps,
 # 2,000 games each, run side by side with one thread each; with 3 players the exploiter faces
 # two copies of the candidate), the recorded games of the first exploiter against it and their

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Agents that hold up" (2026-11-24).
 # Issue #26, item 4: the probe figures of the shipped agents with today's protocol
 # (1.5M steps, 2,000 evaluation games, seats rotated; one thread each).
 #   bash train/sweeps/probes.sh OUT [STEP ...]     # no STEP: all, in this order

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Agents that hold up" (2026-11-24).
 # Issue #26: PSRO for 2 players, then the probe of its Nash population.
 #   bash train/sweeps/psro_2p.sh OUT
 # 1. `machu population --psro 8`: from {ppo-2p-v2, ppo-2p-v1}, eight times train a 1.5M-step best

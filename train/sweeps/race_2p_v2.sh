@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "The race for the gold majority" (2026-11-25).
 # issue #36, steps 2-3: the 2-player agent on observation v2 (the race for the gold majority),
 # warm-started from ppo-2p (its input widened with zero weights), league training whose
 # exploiters face the main agent's deterministic play (as the probe does)

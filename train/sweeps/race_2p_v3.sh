@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "The race for the gold majority" (2026-11-25).
 # issue #36, step 3 (second round): ppo-2p-race trained on, with the races it lost kept in the
 # pool: the frozen exploiters of the earlier probes (ppo-2p's 5M and 1.5M ones, ppo-2p-race's
 # probe, the last league exploiter of race_2p_v2) and the compiled `racer` heuristic, beside new

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "The race for the gold majority" (2026-11-25).
 # issue #36, step 3 (third round): the second round's agent (ppo-2p-race until round 3 replaced it;
 # its file: train/results/race/race_2p_v3/ppo_2p_race_round2.safetensors) trained on
 # with the exploiters of its own probes (seeds 100 and 102: they win by the Sun Clock and more

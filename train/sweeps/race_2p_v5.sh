@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "The race for the gold majority" (2026-11-25).
 # issue #36, step 3 (fourth round): round 3's agent (ppo-2p-race since round 3; its file is the
 # shipped agents/checkpoints file) trained on with the exploiters of its own probes added to the
 # frozen pool (seeds 100 and 102: they win the gold majority through priests and summits), with

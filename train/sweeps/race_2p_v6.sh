@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "The race for the gold majority" (2026-11-25).
 # issue #36, step 3 (the history summary): race_2p_v5.sh with observation v3 (v2 followed by each
 # seat's public decisions so far by kind): the same start (ppo-2p-race, its input widened with
 # zero weights), pool, frozen exploiters and seed, so that the two runs differ by the history only

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "The race for the gold majority" (2026-11-25).
 # issue #36, step 3 (fifth round): the history run (race_2p_v6, observation v3) trained on with
 # the exploiters of both roads frozen: round 4's probes (they won on VP, from goods kept), the
 # history run's probes (the gold majority through sacrifices and summits) and round 3's probes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "The race for the gold majority" (2026-11-25).
 # issue #36, step 3 for 3 players: ppo-3p on observation v2 (its input widened with zero
 # weights), league exploiters that face two copies of the main agent's deterministic play, the
 # probe's frozen exploiter (ppo3p_s100: it wins by the gold majority) and the compiled racer in

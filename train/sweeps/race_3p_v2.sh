@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "The race for the gold majority" (2026-11-25).
 # issue #36, step 3 for 3 players, round 2 with the history summary: ppo-3p-race (round 1) on
 # observation v3 (its input widened with zero weights), its own probes' exploiters (seeds 100
 # and 102) and round 1's league exploiter frozen beside the first probe's, league exploiters

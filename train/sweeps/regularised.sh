@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Agents that hold up" (2026-11-24).
 # Issue #26, item 1: regularised self-play, 4 settings x 2 tuning seeds, each run probed.
 # Every run fine-tunes ppo-2p-v2 for STEPS learner steps (2 players, self-play-heavy pool), then
 # `machu exploit` trains a warm-started exploiter for PROBE steps against the run's final policy

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Agents that hold up" (2026-11-24).
 # Issue #26, item 1, as in Sokota et al. 2022: regularised self-play from fresh weights (not a
 # fine-tune of ppo-2p-v2): a large entropy bonus (Rudolph et al. 2025: 0.05-0.2) and the fast
 # magnet (MMD's reverse KL to a recent copy of the policy) over STEPS learner steps, then the

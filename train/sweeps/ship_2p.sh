@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces docs/research.md, "Agents that hold up" (2026-11-24).
 # Issue #26: the figures of the new ppo-2p (train/sweeps/long_regularised.sh's run, shipped
 # 2026-11-24; the former ppo-2p is ppo-2p-v2): head-to-head, against gold, every 2-player
 # agent in one tournament, and the probe with the protocol of the other agents (seed 100).

@@ -1,3 +1,4 @@
+# Reproduces docs/research.md, "Training speed on 2026-11-26" (2026-11-26/27).
 """Strength at equal steps: two runs' checkpoints of the same step against ``gold`` and against
 ``ppo-2p`` (1,000 games each, seats rotated, argmax), and head to head.
 

@@ -1,3 +1,4 @@
+# Reproduces docs/research.md, "Agents that hold up" (2026-11-24).
 """Summarise a probe sweep (train/sweeps/regularised.sh) as a markdown table and copy its
 records (settings, evaluation history, probe summaries; no weights) to a results folder.
 

@@ -1,0 +1,111 @@
+"""A new user's first hour (issue #57): ``help`` at the play prompt, a word when an agent is
+seated at a player count it was not trained for or the seatings cannot be played evenly, and
+``machu exploit``'s one-line verdict before its JSON. (The ETA and the ``--stop-at`` cadence:
+tests/train/test_train_progress.py.)"""
+
+from __future__ import annotations
+
+import pytest
+from rich.table import Table
+
+from machu_env import Game
+from machu_env.agents.tournament import seating_warnings, trained_for
+from machu_env.cli import main
+from machu_env.cli.playing import human_turn
+
+
+def test_help_at_the_play_prompt_explains_the_choices_then_asks_again():
+    game = Game(2, seed=1)
+    answers, shown = iter(["help", "?", "2"]), []
+    chosen = human_turn(game, lambda prompt: next(answers), shown.append)
+    assert chosen == game.legal_actions()[1]
+    helps = [t for t in shown if isinstance(t, Table) and str(t.title).startswith("Help")]
+    assert len(helps) == 2 and helps[0].row_count == len(game.legal_actions())
+    assert not any("not a legal action" in str(x) for x in shown)
+
+
+def test_an_agent_at_a_player_count_it_was_not_trained_for_is_named():
+    pytest.importorskip("torch")
+    assert trained_for("best-3p") == 3 and trained_for("search:best-2p") == 2
+    assert trained_for("gold") is None
+    words = seating_warnings(["best-3p", "gold"], 2, 2)
+    assert words == ["best-3p was trained for 3 players; it plays this 2-player game as it is "
+                     "(weaker than at its own count)"]
+    assert seating_warnings(["best-2p", "gold"], 2, 4) == []
+
+
+def test_uneven_seatings_are_named(tmp_path, capsys):
+    assert seating_warnings(["random", "gold", "builder"], 3, 5) == [
+        "5 games over 6 seatings: some seatings are not played (a multiple of 6 plays each one "
+        "equally)"]
+    assert "not every seating is played equally often" in seating_warnings(
+        ["random", "gold"], 2, 3)[0]
+    code = main(["tournament", "--agents", "random,gold", "--players", "2", "--games", "3",
+                 "--workers", "1", "--no-progress", "--out", str(tmp_path / "t")])
+    err = capsys.readouterr().err
+    assert code == 0 and "machu tournament: warning: 3 games over 2 seatings" in err
+
+
+def test_exploit_says_its_verdict_in_one_line_before_the_json(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("torch")
+    import machu_env.train.exploit as exploit
+
+    summary = {"agent": "gold", "exploiter_win_share": 0.81, "ci95": [0.792, 0.827],
+               "break_even": 0.5, "eval_games": 2000, "exploiter_margin": 21.37}
+    monkeypatch.setattr(exploit, "exploit", lambda *a, **k: summary)
+    code = main(["exploit", "--agent", "gold", "--steps", "512"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.splitlines()[0] == (
+        "verdict: the exploiter won 81.0% (95 % CI 79.2%-82.7%) of 2,000 games against gold "
+        "(break-even 50%), margin +21.4 points: the agent is exploitable: a fresh exploiter "
+        "beats it more often than break-even")
+    assert '"exploiter_win_share": 0.81' in out
+    even = {**summary, "exploiter_win_share": 0.51, "ci95": [0.49, 0.53]}
+    assert exploit.verdict(even).endswith("no exploiter found that beats it more often than "
+                                          "break-even")
+
+
+def test_compiling_is_said_part_by_part_and_done_once(monkeypatch, tmp_path):
+    from machu_env.cli import warmup
+
+    ran: list[str] = []
+    monkeypatch.setattr(warmup, "PARTS", {"a": ("part a", lambda: ran.append("a")),
+                                          "b": ("part b", lambda: ran.append("b"))})
+    monkeypatch.setattr(warmup, "_mark", lambda part: tmp_path / f"warm-{part}")
+    lines: list[str] = []
+    warmup.compile_parts(["a", "b"], lines.append, workers=1)
+    assert ran == ["a", "b"] and lines[0].startswith("compiling the game engine for this "
+                                                     "machine (about a minute")
+    assert "part a, part b" in lines[0] and lines[1].startswith("  compiled part a (")
+    assert lines[-1].startswith("the engine is compiled (")
+    lines.clear()
+    assert warmup.compile_parts(["a", "b"], lines.append, workers=1) == 0.0 and not lines
+    assert warmup.missing(["a", "c"]) == ["c"]
+
+
+def test_a_first_command_on_an_empty_cache_says_so_within_seconds(tmp_path):
+    """A real ``machu tournament`` with an empty cache folder: its first line, at once, says
+    that it compiles and for how long (the process is stopped there)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "MACHU_ENV_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("MACHU_ENV_WARMUP", None)
+    t0 = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-c", "import machu_launch; machu_launch.main()",
+                             "tournament", "--agents", "random,gold", "--players", "2",
+                             "--games", "2", "--workers", "1", "--no-progress", "--out",
+                             str(tmp_path / "t")], stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        first = proc.stderr.readline()
+        seconds = time.monotonic() - t0
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert first.startswith("machu tournament: compiling the game engine for this machine "
+                            "(about a minute"), first
+    assert "the rules" in first and "the heuristic agents" in first
+    assert seconds < 30  # (5 s on an idle 2-core machine; imports under load take longer)
