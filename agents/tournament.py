@@ -23,7 +23,7 @@ import math
 import multiprocessing
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,14 +184,18 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
                    records_dir: Path | None = None, progress: bool = True,
                    trust_pickle: bool = False, html: bool = False,
                    ray: str | None = None,
-                   max_decisions: int = DEFAULT_MAX_DECISIONS) -> dict[str, Any]:
+                   max_decisions: int = DEFAULT_MAX_DECISIONS,
+                   warn: Callable[[str], None] | None = None,
+                   start: Callable[[], None] | None = None) -> dict[str, Any]:
     """Play the tournament and return its summary (see ``summarise``). Games are created,
     played and summarised as a stream: memory does not grow with ``games``. With
     ``records_dir``, every game's record is saved there (``game_<i>.json``) and, with ``html``,
     its HTML replay page too (``game_<i>.html``). ``ray``: run the games as Ray tasks on the
     instance at this address (``local``, ``auto``, ``ray://host:port``; ``ray_backend``), with
     ``workers`` x 4 games in flight; the summary is the same as the local backend's.
-    ``max_decisions``: a game still running then ends truncated (see the module docstring)."""
+    ``max_decisions``: a game still running then ends truncated (see the module docstring).
+    ``warn``: given each ``seating_warnings`` line once the agents and the backend are checked,
+    before the first game; ``start``: called then too, first (the CLI compiles the engine)."""
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
         raise ValueError(f"games must be an int >= 1, got {games!r}")
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
@@ -217,6 +221,11 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
     elif workers > local_worker_limit():
         raise ValueError(f"workers must be at most {local_worker_limit()} here (this machine's "
                          f"CPUs; more processes only compete for them), got {workers}")
+    if start is not None:
+        start()
+    if warn is not None:
+        for line in seating_warnings(agents, num_players, games):
+            warn(line)
     if records_dir is not None:
         records_dir.mkdir(parents=True, exist_ok=True)
     jobs = ((i, seats[i % len(seats)], seed * 1_000_003 + i, mcts or {},

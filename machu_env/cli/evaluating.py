@@ -66,24 +66,19 @@ def tournament(
         raise typer.BadParameter(f"{folder} holds an earlier run's records; machu analyze would "
                                  "mix the runs: choose another --out or empty that folder",
                                  param_hint="--records")
-    from machu_env.agents.tournament import seating_warnings
-
-    try:
-        for warning in seating_warnings(names, players, games):
-            err_console.print(f"machu tournament: warning: {warning}")
-    except ValueError as e:  # (too few agents for the seats: one line)
-        raise typer.BadParameter(str(e)) from None
     had_records = folder.exists()
     output_folder(out, "--out")
     summary = None
     try:
-        compile_first("tournament")
         summary = run_tournament(names, players, games, seed=seed,
                                  workers=workers if workers is not None or ray else 2,
                                  mcts=mcts_options(mcts_seconds, mcts_iterations),
                                  records_dir=folder if records else None,
                                  progress=progress, trust_pickle=trust_pickle, html=html,
-                                 ray=ray, max_decisions=max_decisions)
+                                 ray=ray, max_decisions=max_decisions,
+                                 warn=lambda line: err_console.print(
+                                     f"machu tournament: warning: {line}"),
+                                 start=lambda: compile_first("tournament"))
         console.print(format_table(summary), highlight=False)
         paths = write_outputs(summary, out)
     except BaseException as e:  # bad agents, Ctrl-C: no partial run is left to be analysed

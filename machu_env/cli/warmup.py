@@ -13,9 +13,11 @@ the work, silently, as before).
 from __future__ import annotations
 
 import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -87,6 +89,7 @@ NEEDS = {"play": ("rules", "heuristics"), "tournament": ("rules", "heuristics"),
          "serve": ("rules", "heuristics", "pictures"), "dataset": TRAINING, "train": TRAINING,
          "exploit": TRAINING, "population": TRAINING}
 ESTIMATE = "about a minute on a 2-core machine, once"
+HEARTBEAT = 8.0  # seconds between the "still compiling" lines
 
 
 def _mark(part: str) -> Path:
@@ -112,6 +115,25 @@ def _compile(part: str) -> tuple[str, float]:
     return part, time.perf_counter() - t0
 
 
+@contextmanager
+def _heartbeat(beat: Callable[[], None]) -> Iterator[None]:
+    """``beat()`` every ``HEARTBEAT`` seconds (from a thread) while the block runs: no silent
+    stretch longer than that."""
+    stop, every = threading.Event(), HEARTBEAT
+
+    def run() -> None:
+        while not stop.wait(every):
+            beat()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def compile_parts(parts, say: Callable[[str], None], workers: int = 0) -> float:
     """Compile ``parts`` (those not yet marked), ``workers`` processes at once (0: one per
     CPU, at most one per part), saying what it does; returns the seconds it took."""
@@ -122,18 +144,23 @@ def compile_parts(parts, say: Callable[[str], None], workers: int = 0) -> float:
     workers = min(len(todo), workers or os.cpu_count() or 1)
     say(f"compiling the game engine for this machine ({ESTIMATE}; later runs start in "
         f"seconds): {', '.join(PARTS[p][0] for p in todo)}")
-    if workers <= 1:
-        for part in todo:
-            _, seconds = _compile(part)
-            say(f"  compiled {PARTS[part][0]} ({seconds:.0f} s)")
-    else:
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")  # (no forked numba or torch state)
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            for done in as_completed([pool.submit(_compile, p) for p in todo]):
-                part, seconds = done.result()
+    left = list(todo)
+    with _heartbeat(lambda: say(f"  still compiling {', '.join(PARTS[p][0] for p in left)} "
+                                f"({time.perf_counter() - t0:.0f} s so far)")):
+        if workers <= 1:
+            for part in todo:
+                _, seconds = _compile(part)
+                left.remove(part)
                 say(f"  compiled {PARTS[part][0]} ({seconds:.0f} s)")
+        else:
+            import multiprocessing
+
+            context = multiprocessing.get_context("spawn")  # (no forked numba or torch state)
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+                for done in as_completed([pool.submit(_compile, p) for p in todo]):
+                    part, seconds = done.result()
+                    left.remove(part)
+                    say(f"  compiled {PARTS[part][0]} ({seconds:.0f} s)")
     seconds = time.perf_counter() - t0
     say(f"the engine is compiled ({seconds:.0f} s)")
     return seconds

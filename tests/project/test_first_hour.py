@@ -82,6 +82,13 @@ def test_compiling_is_said_part_by_part_and_done_once(monkeypatch, tmp_path):
     lines.clear()
     assert warmup.compile_parts(["a", "b"], lines.append, workers=1) == 0.0 and not lines
     assert warmup.missing(["a", "c"]) == ["c"]
+    import time  # a slow part: a line at least every HEARTBEAT seconds meanwhile
+
+    monkeypatch.setattr(warmup, "HEARTBEAT", 0.05)
+    monkeypatch.setattr(warmup, "PARTS", {"c": ("part c", lambda: time.sleep(0.3))})
+    warmup.compile_parts(["c"], lines.append, workers=1)
+    still = [line for line in lines if line.startswith("  still compiling part c (")]
+    assert len(still) >= 3, lines
 
 
 def test_a_first_command_on_an_empty_cache_says_so_within_seconds(tmp_path):
