@@ -37,7 +37,7 @@ class Progress:
     else a line on stdout every ``every`` seconds."""
 
     def __init__(self, total: int, done: int = 0, enabled: bool = True,
-                 stream: TextIO | None = None, every: float = 30.0, goal: str = "",
+                 stream: TextIO | None = None, every: float = 10.0, goal: str = "",
                  seconds: float = 0.0) -> None:
         self.total, self.enabled, self.every, self.goal = total, enabled, every, goal
         self.deadline = time.perf_counter() + seconds if seconds > 0 else None  # (--minutes)
