@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from machu_env.agents import make_agent, shipped_policy
-from machu_env.core import files
+from machu_env.core import files as whole_files
 from machu_env.core.checks import check_decisions
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 from machu_env.core.records import game_record
@@ -391,8 +391,8 @@ def write_outputs(summary: dict[str, Any], out: Path) -> list[Path]:
                     f"{a['win_ci95'][0]:.4f}", f"{a['win_ci95'][1]:.4f}",
                     f"{a['mean_score']:.2f}", f"{a['mean_vp']:.2f}", f"{a['rating']:.3f}"])
     chart = _chart(summary, out)
-    paths = [files.write_text(out / "summary.csv", text.getvalue())]
-    paths.insert(0, files.write_json(out / "summary.json", summary))
+    paths = [whole_files.write_text(out / "summary.csv", text.getvalue())]
+    paths.insert(0, whole_files.write_json(out / "summary.json", summary))
     return paths + ([chart] if chart is not None else [])
 
 
@@ -419,7 +419,7 @@ def _chart(summary: dict[str, Any], out: Path) -> Path | None:
            title=f"{summary['games']} games, {summary['players']} players")
     ax.legend()
     fig.tight_layout()
-    path = files.write_with(out / "win_shares.png",
+    path = whole_files.write_with(out / "win_shares.png",
                             lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
     plt.close(fig)
     return path
