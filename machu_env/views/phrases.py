@@ -42,8 +42,25 @@ def _place(name: str) -> str:
     return LABELS.get(name, name.replace("_", " "))
 
 
+def words_list(items: list[str]) -> str:
+    """``["corn", "llama", "coca"]`` -> ``corn, llama and coca``."""
+    items = list(items)
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
 def _list(text: str) -> str:
-    return ", ".join(text.split(",")) if text != "none" else "nothing"
+    return words_list(text.split(",")) if text != "none" else "nothing"
+
+
+def card_words(name: str) -> str:
+    """A sacrifice card as a player names it: ``llama+puma`` -> ``llama & puma`` (its two
+    icons; §11.3)."""
+    return " & ".join(name.split("+"))
+
+
+def _taken(text: str) -> str:
+    """The Sun Clock's goods with their amounts (corn comes 3 at a time: R7.2)."""
+    return words_list(["3 corn" if g == "corn" else f"1 {g}" for g in text.split(",")])
 
 
 def say(action: str) -> str:
@@ -57,7 +74,8 @@ def say(action: str) -> str:
         if rest != "0" else "produces nothing",
         "sacrifice": lambda: f"sacrifices {rest} llama{'s' if rest != '1' else ''}"
         if rest != "0" else "sacrifices nothing",
-        "offer": lambda: f"offers {_list(rest)}",
+        "offer": lambda: f"offers {_list(rest)} at the Main Temple" if rest != "none"
+        else "offers nothing",
         "place": lambda: f"places a {rest.replace('_', ' ')}",
         "done": lambda: "is done",
         "acquire": lambda: f"acquires a {rest}" + (" priest" if rest != "virgin" else ""),
@@ -67,10 +85,11 @@ def say(action: str) -> str:
         "the market",
         "buy": lambda: f"buys {rest}", "sell": lambda: f"sells {rest}",
         "sunclock": lambda: f"puts an Inca from the {_place(rest)} on the Sun Clock",
-        "return": lambda: "returns a card" if rest == "a card" else f"returns {rest}",
+        "return": lambda: "returns a card" if rest == "a card"
+        else f"returns the {card_words(rest)} card",
         "redeem": lambda: f"redeems the {TILES.get(rest, rest)} moon tile",
         "forgo": lambda: f"forgoes the {TILES.get(rest, rest)} moon tile",
-        "take": lambda: f"takes {_list(rest)}",
+        "take": lambda: f"takes {_taken(rest)} from the Sun Clock (Scout +3)",
     }
     phrase = phrases.get(verb)
     return phrase() if phrase is not None and rest is not None else action

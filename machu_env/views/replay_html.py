@@ -30,7 +30,7 @@ def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, 
     """The record replayed (ValueError first, before any work: a malformed record, a bad
     ``player``): its summary and an iterator over the SVG board before the first decision and
     after each, with the log entry of that decision (None for the first)."""
-    from machu_env.views.svg import board_svg
+    from machu_env.views.svg import board_svg, clock_words, named_parts
 
     final = replay(record)  # the agents' names checked too (each at most MAX_AGENT_NAME)
     game = final.initial()
@@ -39,7 +39,7 @@ def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, 
     result = ({"end": final.end, "scores": final.scores()} if final.is_over else None)
     summary = {"num_players": game.num_players, "seed": record["options"]["seed"],
                "decisions": len(final.history), "agents": agents,
-               "result": result}
+               "result": result, "clock": clock_words(game)}
 
     def boards() -> Iterator[tuple[str, dict | None]]:
         yield board_svg(game, player), None
@@ -47,8 +47,10 @@ def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, 
             day = game.day
             game.play(action)
             shown = visible_notation(action, p, player)
-            yield board_svg(game, player, (p, shown)), {"day": day, "player": p,
-                                                        "action": shown, "says": say(shown)}
+            parts = named_parts(shown)
+            yield board_svg(game, player, (p, shown)), {
+                "day": day, "player": p, "action": shown, "says": say(shown),
+                "clock": clock_words(game), "focus": parts[0] if parts else None}
     return summary, boards()
 
 

@@ -180,7 +180,8 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
                 raise BadRequest("the game is over: download its record instead", 409)
             names = tuple("you" if p == session.seat else session.names[p]
                           for p in range(session.game.num_players))
-            return Saved(session.game.clone(), session.seat, names, tuple(session.days))
+            return Saved(session.game.clone(), session.seat, names, tuple(session.days),
+                         tuple(session.idle))
         snapshot = await off_loop(lambda: exclusive(session, keep))
         return JSONResponse({"save": saves.add(snapshot, owner),
                              "decisions": len(snapshot.game.history)}, status_code=201)

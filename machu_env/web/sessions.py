@@ -17,13 +17,13 @@ from machu_env.core.positions import redealt
 from machu_env.engine.observation import OBS_SIZE, RACE_SEAT_SIZE
 from machu_env.rules.actions import visible_notation
 from machu_env.rules.data import LAST_DAY
-from machu_env.views.phrases import DECISION_WORDS, HEADINGS, say, say_you
+from machu_env.views.phrases import DECISION_WORDS, HEADINGS, card_words, say, say_you
 from machu_env.views.svg import NIGHT_DECISIONS, board_svg
 from machu_env.web.catalog import AgentCatalog
-from machu_env.web.context import focus, you
+from machu_env.web.context import focus, players, spots, you
 from machu_env.web.limits import Limits
 from machu_env.web.store import BadRequest
-from machu_env.web.words import describe
+from machu_env.web.words import IDLE_WORDS, describe, gained_nothing
 
 log = logging.getLogger("machu_env.web")
 GAME_KEYS = ("num_players", "seat", "opponents", "seed", "record", "at", "save")
@@ -45,6 +45,7 @@ class Session:
     lock: threading.Lock = field(default_factory=threading.Lock)  # only ever try-acquired
     error: str | None = None
     days: list[int] = field(default_factory=list)  # the day of every decision played
+    idle: list[bool] = field(default_factory=list)  # each: a Prince move that gained nothing
     published: dict[str, Any] | None = None  # the last state sent (a busy game answers it)
     # the human's decisions of this turn that may be taken back: (the game before, its days)
     undo: list[tuple[Game, int]] = field(default_factory=list)
@@ -61,12 +62,15 @@ class Session:
         """One decision (IllegalActionError, nothing changed, if it is not legal). A decision
         of the human's may be taken back until another player acts or something hidden is
         revealed (a card drawn from the deck, the hands at the end): ``take_back``."""
-        game, day = self.game, self.game.day
-        mine = self.seat is not None and game.current_player == self.seat
+        game, day, player = self.game, self.game.day, self.game.current_player
+        mine = self.seat is not None and player == self.seat
         before = game.clone() if mine else None
+        holdings = game.view(None) if game.decision == "move" else None
         deck = game.view("public")["deck_size"]
         game.play(action)
         self.days.append(day)
+        self.idle.append(holdings is not None
+                         and gained_nothing(holdings, game.view(None), player))
         if mine and not self.finished and game.view("public")["deck_size"] == deck:
             self.undo.append((before, len(self.days) - 1))
         else:  # another player acted, a card came off the deck or the end revealed the hands
@@ -82,7 +86,7 @@ class Session:
             raise BadRequest("nothing to take back: you can take back your own decisions of "
                              "this turn until another player acts or a card is drawn", 409)
         self.game, kept = self.undo.pop()
-        del self.days[kept:]
+        del self.days[kept:], self.idle[kept:]
 
     def advance(self, decisions: int | None = None, seconds: float | None = None) -> None:
         """The agents decide until it is the human's turn or the game is over (or truncated),
@@ -135,7 +139,8 @@ class Session:
         final = None
         if game.is_over:
             hands = game.view(None)["players"]
-            final = [{**sc, "vp_by": game.vp_details(p), "cards": hands[p]["cards"]}
+            final = [{**sc, "vp_by": game.vp_details(p),
+                      "cards": [card_words(c) for c in hands[p]["cards"]]}
                      for p, sc in enumerate(game.scores())]
         return {
             "id": game_id, "num_players": game.num_players, "seat": seat,
@@ -150,10 +155,14 @@ class Session:
             "svg": board_svg(game, viewer, self._last_other(viewer)),
             "legal": self._legal() if your_turn else [],
             "history": [{"player": p, "agent": self.names[p], "day": d, "action": shown,
-                         "says": say_you(shown) if p == seat else say(shown)}
-                        for (p, a), d in zip(game.history, self.days, strict=True)
+                         "says": (say_you(shown) if p == seat else say(shown))
+                         + (IDLE_WORDS if idle else "")}
+                        for (p, a), d, idle in zip(game.history, self.days, self.idle,
+                                                   strict=True)
                         for shown in [visible_notation(a, p, seat if seat is not None
                                                        else "public")]],
+            "players": players(game, seat),
+            "spots": spots(game, game.legal_actions(), game.view(None)) if your_turn else {},
             "over": self.finished, "end": game.end,
             "truncated": self.truncated,
             "scores": game.scores() if game.is_over else None,
@@ -251,7 +260,7 @@ def new_session(body: Any, catalog: AgentCatalog | None = None,
         for _, action in record.history[:at]:
             prefix.play(action)
         session = Session(redealt(prefix.game, seat), seat, names, agents, limits.decisions)
-        session.days = prefix.days
+        session.days, session.idle = prefix.days, prefix.idle
         return session
     game = Game(n, seed=draw(JS_SAFE_INT + 1) if seed is None else seed)
     return Session(game, seat, names, agents, limits.decisions)
@@ -266,6 +275,7 @@ class Saved:
     seat: int | None
     names: tuple[str, ...]
     days: tuple[int, ...]
+    idle: tuple[bool, ...]
 
 
 def load_saved(saved: Saved, catalog: AgentCatalog, limits: Limits) -> Session:
@@ -277,7 +287,7 @@ def load_saved(saved: Saved, catalog: AgentCatalog, limits: Limits) -> Session:
               if p != saved.seat}
     session = Session(redealt(saved.game, saved.seat), saved.seat, list(saved.names), agents,
                       limits.decisions)
-    session.days = list(saved.days)
+    session.days, session.idle = list(saved.days), list(saved.idle)
     return session
 
 

@@ -27,6 +27,7 @@ from machu_env.rules.data import (
     PRIEST_KINDS,
     PRIEST_ROW_SIZE,
 )
+from machu_env.views.phrases import TILES, card_words
 from machu_env.views.svg import LABELS
 
 if TYPE_CHECKING:
@@ -45,12 +46,12 @@ def _goods(counts) -> str:
     return " + ".join(f"{int(k)} {g}" for g, k in zip(GOODS, counts, strict=True) if k)
 
 
-def _district(game: Game) -> str | None:
+def turn_district(game: Game) -> str | None:
     d = int(game.state[L.CTX_DISTRICT])
     return DISTRICTS[d] if d >= 0 else None
 
 
-def _sacrifice_value(game: Game, row: int) -> int:
+def sacrifice_value(game: Game, row: int) -> int:
     """R4.4.2: the row's current sacrifice value."""
     size = int(PRIEST_ROW_SIZE[row])
     return size + 4 - int(game.state[L.PRIESTS_TAKEN + row])
@@ -68,13 +69,14 @@ def describe(game: Game, action: str, view: dict | None = None) -> str:
         here = me["prince"]
         far = here is not None and not ADJACENT[DISTRICTS.index(here), DISTRICTS.index(rest)]
         cost = "pays 1 llama: not next door" if far else "free"
-        idle = ONCE_A_DAY_IDLE if view["bonus"].get(rest, 1) == 0 else ""
+        idle = (ONCE_A_DAY_IDLE if view["bonus"].get(rest, 1) == 0
+                else NOTHING_GAINED if ends_empty(game, action, view) else "")
         return f"Prince to the {LABELS[rest]} ({cost}){idle}"
     if verb == "stay":
         when = "at once: day 9" if game.day == LAST_DAY else "at night"
-        return f"stay: take the {rest} moon tile ({MOON_WORDS[rest]} {when})"
+        return f"stay: take the {TILES[rest]} moon tile ({MOON_WORDS[rest]} {when})"
     if verb == "produce":
-        n, d = int(rest), _district(game)
+        n, d = int(rest), turn_district(game)
         if n == 0:
             return "let none of your Incas here produce"
         if d == "corn_terraces":
@@ -82,10 +84,10 @@ def describe(game: Game, action: str, view: dict | None = None) -> str:
         good = GOODS[DISTRICTS.index(d)] if d in DISTRICTS[:5] else "goods"
         return f"let {n} Inca{'s' * (n > 1)} produce {n} {good} (pay {n} corn)"
     if verb == "sacrifice":
-        n, d = int(rest), _district(game)
+        n, d = int(rest), turn_district(game)
         if n == 0:
             return "sacrifice nothing"
-        steps = n * _sacrifice_value(game, TEMPLE_ROW[d]) if d in TEMPLE_ROW else None
+        steps = n * sacrifice_value(game, TEMPLE_ROW[d]) if d in TEMPLE_ROW else None
         return f"sacrifice {n} llama{'s' * (n > 1)}" + (f": Scout +{steps}" if steps else "")
     if verb == "offer":
         if rest == "none":
@@ -125,7 +127,7 @@ def describe(game: Game, action: str, view: dict | None = None) -> str:
             "then comes back"
         return f"move one of your Incas from the {LABELS[rest]} to the Sun Clock ({pays})"
     if verb == "return":
-        return f"put the card {rest} at the bottom of the deck"
+        return f"put the {card_words(rest)} card at the bottom of the deck"
     if verb == "redeem":
         return f"pay 1 corn for 1 {rest} (moon tile)"
     if verb == "forgo":
@@ -134,3 +136,37 @@ def describe(game: Game, action: str, view: dict | None = None) -> str:
         return "take " + ", ".join("3 corn" if g == "corn" else f"1 {g}"
                                    for g in rest.split(",")) + " from the bank (Sun Clock)"
     return action
+
+
+NOTHING_GAINED = ": nothing to gain there, your turn ends"  # (a button, before the move)
+IDLE_WORDS = ": nothing gained there, the turn ended"  # (the history, after it)
+
+
+def _holdings(pv: dict) -> tuple[int, ...]:
+    """What a player holds that a turn can add to (goods, Incas, the Scout's climb, priests,
+    cards, moon tiles): a turn that raises none of them gained nothing."""
+    climb = pv["summit_vp"] * 100 + pv["scout"]  # (the Scout starts again after a summit)
+    return (*pv["goods"].values(), sum(pv["incas"].values()), climb, *pv["priests"].values(),
+            pv["num_cards"], len(pv["moon_tiles"]))
+
+
+def gained_nothing(before: dict, after: dict, player: int) -> bool:
+    """Whether ``player``'s turn is over in ``after`` (``Game.view(None)`` of both) and it
+    added nothing to what they hold since ``before``."""
+    if after["game_over"] or (after["active_player"] == player
+                              and after["current_player"] == player):
+        return False
+    was, now = _holdings(before["players"][player]), _holdings(after["players"][player])
+    return all(b <= a for b, a in zip(now, was, strict=True))
+
+
+def ends_empty(game: Game, action: str, view: dict | None = None) -> bool:
+    """Whether the Prince move ``action`` ends the deciding player's turn with nothing gained
+    (the district already worked today, nothing the player can afford or use there): played
+    on a copy of the game."""
+    if not action.startswith("move "):
+        return False
+    view = view or game.view(None)
+    trial = game.clone()
+    trial.play(action)
+    return gained_nothing(view, trial.view(None), game.current_player)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import xml.etree.ElementTree as ET
+from html import escape, unescape
 
 import gymnasium as gym
 import numpy as np
@@ -12,11 +13,16 @@ import pytest
 import machu_env
 from machu_env import Game
 from machu_env.rules.data import CARDS, DISTRICTS, GOODS, PRODUCTION_DISTRICTS
-from machu_env.views.phrases import DECISION_WORDS
+from machu_env.views.phrases import DECISION_WORDS, card_words
 from machu_env.views.render import render_text
 from machu_env.views.svg import GOODS_LETTER, LABELS, board_size, board_svg
 
 NS = "{http://www.w3.org/2000/svg}"
+
+
+def _drawn(card: str) -> str:
+    """A card's name as the picture writes it ("llama &amp; puma")."""
+    return escape(card_words(card))
 
 
 def _midgame(n: int, seed: int, moves: int) -> Game:
@@ -51,12 +57,12 @@ def test_a_players_picture_shows_no_other_players_cards(n):
         for p in range(n):
             svg = board_svg(game, player=p)
             others = {c for q in range(n) if q != p for c in everyone[q]["cards"]}
-            assert not [c for c in CARDS if c in others and c in svg]
-            assert all(c in svg for c in everyone[p]["cards"])  # its own hand is shown
+            assert not [c for c in CARDS if c in others and _drawn(c) in svg]
+            assert all(_drawn(c) in svg for c in everyone[p]["cards"])  # its own hand is shown
         public = board_svg(game, player="public")
-        assert not [c for c in CARDS if c in public]
+        assert not [c for c in CARDS if _drawn(c) in public or c in public]
         full = board_svg(game)
-        assert all(c in full for q in range(n) for c in everyone[q]["cards"])
+        assert all(_drawn(c) in full for q in range(n) for c in everyone[q]["cards"])
 
 
 def test_the_picture_holds_the_districts_incas_princes_and_trail():
@@ -164,13 +170,13 @@ def test_a_long_hand_at_the_end_never_runs_into_the_result():
     view["players"][0]["cards"] = list(CARDS[:12])
     view["players"][0]["num_cards"] = 12
     scores = [{"vp": 34, "multiplier": 3, "score": 102, "winner": True}] * 3
-    texts = re.findall(r'<text x="(\d+)" y="(\d+)"[^>]*>([^<]*)</text>', "".join(
-        _panel(view, 0, scores, 0)))
+    texts = [(x, y, unescape(t)) for x, y, t in re.findall(
+        r'<text x="(\d+)" y="(\d+)"[^>]*>([^<]*)</text>', "".join(_panel(view, 0, scores, 0)))]
     result = next(t for t in texts if "WINNER" in t[2])
-    cards = [t for t in texts if "card" in t[2] or "+" in t[2]]
+    cards = [t for t in texts if "card" in t[2] or " & " in t[2]]
     assert len(cards) == 2 and "12 cards" in cards[0][2]
     listed = ", ".join(c[2] for c in cards).replace(",, ", ", ")
-    assert all(c in listed for c in CARDS[:12])
+    assert all(card_words(c) in listed for c in CARDS[:12])
     right_start = int(result[0]) - CHAR_W[13] * len(result[2])
     for x, y, text in cards:
         assert int(x) + CHAR_W[12] * len(text) < right_start or int(y) != int(result[1])

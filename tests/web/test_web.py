@@ -21,6 +21,7 @@ from machu_env import Game  # noqa: E402
 from machu_env.core.records import replay  # noqa: E402
 from machu_env.rules import layout as L  # noqa: E402
 from machu_env.rules.data import CARDS  # noqa: E402
+from machu_env.views.phrases import card_words  # noqa: E402
 from machu_env.web import Limits, create_app  # noqa: E402
 
 BASE = "http://127.0.0.1:8000"  # a Host the app answers by default
@@ -94,6 +95,12 @@ def test_a_whole_game_against_random_agents(client):
     assert frames["result"]["scores"] == state["scores"]
 
 
+def _named(card: str, text: str) -> bool:
+    """Whether ``text`` names ``card``: its notation ("llama+puma"), or its words as the page
+    shows them ("llama & puma"; "llama &amp; puma" in the board's SVG)."""
+    return any(form in text for form in (card, card_words(card), escape(card_words(card))))
+
+
 def test_the_human_never_sees_another_players_cards(client):
     state = _new(client, num_players=4, seat=2, opponents="random", seed=5)
     r = client.get(f"/api/games/{state['id']}/record")
@@ -116,8 +123,8 @@ def test_the_human_never_sees_another_players_cards(client):
                 returned_by_me.add(action[7:])
             game.play(action)
         mine = set(game.view(2)["players"][2]["cards"]) | returned_by_me
-        text = json.dumps({k: state[k] for k in ("svg", "history")})
-        assert {c for c in CARDS if c in text} <= mine
+        text = json.dumps(state)  # (the board, the history, the strip: everything sent)
+        assert {c for c in CARDS if _named(c, text)} <= mine
         assert all(h["action"] == "return a card" for h in state["history"]
                    if h["player"] != 2 and h["action"].startswith("return"))
     for entry in record["actions"][len(game.history):]:
@@ -125,7 +132,8 @@ def test_the_human_never_sees_another_players_cards(client):
     hands = game.view(None)["players"]
     for p, row in enumerate(final["final"]):
         assert sum(row["vp_by"].values()) == row["vp"] == final["scores"][p]["vp"]
-        assert row["cards"] == hands[p]["cards"] and all(c in final["svg"] for c in row["cards"])
+        assert row["cards"] == [card_words(c) for c in hands[p]["cards"]]
+        assert all(_named(c, final["svg"]) for c in hands[p]["cards"])
 
 
 def test_bad_requests_get_4xx_naming_what_is_allowed_and_change_nothing(client):
@@ -720,6 +728,7 @@ def test_the_clock_says_day_during_the_last_days_payouts():
                 if key not in found:
                     session = Session(game.clone(), game.current_player, ["a", "b"], {})
                     session.days = [1] * len(game.history)
+                    session.idle = [False] * len(game.history)
                     found[key] = session.state("x")["phase"]
             game.play(rng.choice(game.legal_action_ids()))
         if len(found) == 2:
