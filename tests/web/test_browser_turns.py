@@ -78,11 +78,15 @@ def test_a_move_to_a_district_that_already_worked_today_says_so(server, browser)
     record, at = record_where(idle_move)
     open_branch(server, browser, record, at)
     idle = browser.find_elements(By.CSS_SELECTOR, "#actions button.idle")
-    assert idle and all("done today" in b.text for b in idle)
-    assert all("already worked today" in b.get_attribute("title") for b in idle)
+    worked = [b for b in idle if "done today" in b.text]
+    assert worked and all("already worked today" in b.get_attribute("title") for b in worked)
+    # the other moves that end the turn with nothing gained (nothing to afford or use there)
+    assert all("gains nothing" in b.text and "nothing to gain" in b.get_attribute("title")
+               for b in idle if b not in worked)
     others = [b for b in browser.find_elements(By.CSS_SELECTOR, "#actions button.action")
               if "idle" not in b.get_attribute("class")]
-    assert others and not any("done today" in b.text for b in others)
+    assert others and not any("done today" in b.text or "gains nothing" in b.text
+                              for b in others)
 
 
 def test_the_rules_panel_and_district_descriptions_on_tap(server, browser):
