@@ -69,8 +69,9 @@ class Session:
         deck = game.view("public")["deck_size"]
         game.play(action)
         self.days.append(day)
-        self.idle.append(holdings is not None
-                         and gained_nothing(holdings, game.view(None), player))
+        self.idle.append(holdings is not None and game.history[-1][1].startswith("move ")
+                         and gained_nothing(holdings, game.view(None), player,
+                                            game.history[-1][1].split()[1]))
         if mine and not self.finished and game.view("public")["deck_size"] == deck:
             self.undo.append((before, len(self.days) - 1))
         else:  # another player acted, a card came off the deck or the end revealed the hands

@@ -142,21 +142,32 @@ NOTHING_GAINED = ": nothing to gain there, your turn ends"  # (a button, before 
 IDLE_WORDS = ": nothing gained there, the turn ended"  # (the history, after it)
 
 
-def _holdings(pv: dict) -> tuple[int, ...]:
+# the decisions that go on with a turn after the Prince's move (something happens there)
+TURN_GOES_ON = ("produce", "sacrifice", "offer", "place", "acquire", "market_adjust",
+                "market_trade", "sunclock", "return")
+
+
+def _holdings(pv: dict, night: bool) -> tuple[int, ...]:
     """What a player holds that a turn can add to (goods, Incas, the Scout's climb, priests,
-    cards, moon tiles): a turn that raises none of them gained nothing."""
+    cards, moon tiles): a turn that raises none of them gained nothing. ``night``: the move
+    ended the day, whose corn and moon tiles are then not the move's doing (R7)."""
+    goods = [n for g, n in pv["goods"].items() if not (night and g == "corn")]
     climb = pv["summit_vp"] * 100 + pv["scout"]  # (the Scout starts again after a summit)
-    return (*pv["goods"].values(), sum(pv["incas"].values()), climb, *pv["priests"].values(),
-            pv["num_cards"], len(pv["moon_tiles"]))
+    return (*goods, sum(pv["incas"].values()), climb, *pv["priests"].values(),
+            pv["num_cards"], 0 if night else len(pv["moon_tiles"]))
 
 
-def gained_nothing(before: dict, after: dict, player: int) -> bool:
-    """Whether ``player``'s turn is over in ``after`` (``Game.view(None)`` of both) and it
-    added nothing to what they hold since ``before``."""
-    if after["game_over"] or (after["active_player"] == player
-                              and after["current_player"] == player):
+def gained_nothing(before: dict, after: dict, player: int, district: str) -> bool:
+    """Whether ``player``'s Prince move to ``district`` (``Game.view(None)`` before and after
+    it) ended the turn with nothing gained: no decision goes on there, the district held no
+    bonus units for its first visitor (R4.0), and nothing the player holds went up."""
+    if after["game_over"] or after["decision"] in TURN_GOES_ON:
         return False
-    was, now = _holdings(before["players"][player]), _holdings(after["players"][player])
+    if before["bonus"].get(district, 0) > 0:  # the first visitor takes them
+        return False
+    night = after["day"] != before["day"] or after["decision"] in ("redeem", "take")
+    was = _holdings(before["players"][player], night)
+    now = _holdings(after["players"][player], night)
     return all(b <= a for b, a in zip(now, was, strict=True))
 
 
@@ -169,4 +180,4 @@ def ends_empty(game: Game, action: str, view: dict | None = None) -> bool:
     view = view or game.view(None)
     trial = game.clone()
     trial.play(action)
-    return gained_nothing(view, trial.view(None), game.current_player)
+    return gained_nothing(view, trial.view(None), game.current_player, action.split()[1])

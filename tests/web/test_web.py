@@ -770,3 +770,40 @@ def test_the_running_standing_reveals_nothing_hidden(client):
     assert state["standing"] and sum(r["you"] for r in state["standing"]) == 1
     watched = client.post("/api/games", json={"seat": None, "opponents": "random"}).json()
     assert watched["standing"] is None
+
+
+def test_a_move_that_gains_nothing_says_so_on_its_button_and_in_the_history():
+    """A Prince move that ends the turn with nothing gained (the district worked today,
+    nothing there the player can afford or use) says so before (its button, checked against
+    the move played on a copy) and after (the history, for every player's such move)."""
+    import random
+
+    from machu_env.web.sessions import new_session
+    from machu_env.web.words import IDLE_WORDS, NOTHING_GAINED, ONCE_A_DAY_IDLE, gained_nothing
+
+    labelled = unlabelled = 0
+    for seed in range(4):
+        session = new_session({"num_players": 2, "seat": 0, "opponents": ["random"],
+                               "seed": seed})
+        rng = random.Random(seed)
+        while not session.finished:
+            session.advance()
+            if session.finished:
+                break
+            state, game = session.state("x"), session.game
+            for a in state["legal"]:
+                if not a["action"].startswith("move "):
+                    continue
+                twin = game.clone()
+                twin.play(a["action"])
+                empty = gained_nothing(game.view(None), twin.view(None), 0, a["action"][5:])
+                said = a["says"].endswith(NOTHING_GAINED) or a["says"].endswith(ONCE_A_DAY_IDLE)
+                assert said == empty, a
+                labelled += said
+                unlabelled += not said
+            session.play(rng.choice(state["legal"])["id"])
+        history = session.state("x")["history"]
+        for entry, idle in zip(history, session.idle, strict=True):
+            assert entry["says"].endswith(IDLE_WORDS) == idle
+            assert not idle or entry["action"].startswith("move ")
+    assert labelled >= 10 and unlabelled >= 10
