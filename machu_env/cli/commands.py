@@ -13,9 +13,10 @@ console = Console(markup=False, highlight=False, soft_wrap=True)  # no markup in
 err_console = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
 
 
-def compile_first(command: str) -> None:
-    """The engine parts ``command`` uses, compiled (and said, on stderr) before its work when
-    this machine has not compiled them yet (``warmup``)."""
+def compile_first(command: str, parts: tuple[str, ...] | None = None) -> None:
+    """The engine parts ``command`` uses (``parts``: this run's own, when its options decide
+    them), compiled (and said, on stderr) before its work when this machine has not compiled
+    them yet (``warmup``)."""
     from machu_env.cli import warmup
 
-    warmup.before(command, lambda text: err_console.print(f"machu {command}: {text}"))
+    warmup.before(command, lambda text: err_console.print(f"machu {command}: {text}"), parts)

@@ -19,6 +19,7 @@ from machu_env.cli.options import (
     refuse_inputs_inside,
     refuse_overwrite,
 )
+from machu_env.cli.warmup import training_parts
 
 
 # --- train ---------------------------------------------------------------------------------------
@@ -144,7 +145,8 @@ def train(
     config = TrainConfig(**options)
     try:
         config.check()  # the options as given, before any work (named as options)
-        compile_first("train")
+        compile_first("train", training_parts(
+            bool(config.imitate) and not config.init and not resume))
         summary = run_training(config, resume=resume)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None

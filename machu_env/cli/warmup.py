@@ -83,11 +83,11 @@ PARTS: dict[str, tuple[str, Callable[[], None]]] = {
     "recorded": ("recorded play (imitation, datasets)", _recorded),
     "pictures": ("the board pictures", _pictures),
 }
-TRAINING = ("rules", "heuristics", "batch", "recorded")
+TRAINING = ("rules", "heuristics", "batch")  # (+ "recorded" where a run imitates: training_parts)
 NEEDS = {"play": ("rules", "heuristics"), "tournament": ("rules", "heuristics"),
          "analyze": ("rules",), "replay": ("rules", "pictures"),
-         "serve": ("rules", "heuristics", "pictures"), "dataset": TRAINING, "train": TRAINING,
-         "exploit": TRAINING, "population": TRAINING}
+         "serve": ("rules", "heuristics", "pictures"), "dataset": (*TRAINING, "recorded"),
+         "train": (*TRAINING, "recorded"), "exploit": TRAINING, "population": TRAINING}
 ESTIMATE = "about a minute on a 2-core machine, once"
 HEARTBEAT = 8.0  # seconds between the "still compiling" lines
 
@@ -166,7 +166,14 @@ def compile_parts(parts, say: Callable[[str], None], workers: int = 0) -> float:
     return seconds
 
 
-def before(command: str, say: Callable[[str], None]) -> None:
-    """What ``command`` compiles, said and done before its work (nothing once it is cached)."""
-    if enabled() and command in NEEDS:
-        compile_parts(NEEDS[command], say)
+def training_parts(imitates: bool) -> tuple[str, ...]:
+    """A training run's parts: the recorded play only where it imitates a heuristic first."""
+    return (*TRAINING, "recorded") if imitates else TRAINING
+
+
+def before(command: str, say: Callable[[str], None],
+           parts: tuple[str, ...] | None = None) -> None:
+    """What ``command`` compiles (``parts``: this run's, else the command's own list), said and
+    done before its work (nothing once it is cached)."""
+    if enabled() and (parts is not None or command in NEEDS):
+        compile_parts(NEEDS[command] if parts is None else parts, say)
