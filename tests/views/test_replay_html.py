@@ -134,6 +134,31 @@ def test_replay_frames_outline_the_move_just_played():
     assert "last:" not in frames["frames"][0]
 
 
+def test_every_replay_position_has_its_clock_and_its_part_of_the_board():
+    """The clock of each position is the game's at that point (a night's payouts say "Night";
+    a new day's first position its day), and the part of the board each move touched (a
+    district, a moon tile, the market, a priest row) is named for the page to bring into view."""
+    game = _finished(3, 5)
+    frames = replay_frames(game_record(game))
+    replayed = game.initial()
+    assert frames["clock"] == "Day 2 of 9 · Day"  # (3 players start on day 2)
+    nights = 0
+    for (_, action), entry in zip(game.history, frames["log"], strict=True):
+        replayed.play(action)
+        night = replayed.decision in ("redeem", "take") and replayed.day < 9
+        assert entry["clock"] == (f"Game over after day {replayed.day} of 9" if replayed.is_over
+                                  else f"Day {replayed.day} of 9 · {'Night' if night else 'Day'}")
+        nights += night
+        verb, _, rest = action.partition(" ")
+        if verb in ("move", "sunclock"):
+            assert entry["focus"] == rest
+        elif verb == "stay":
+            assert entry["focus"] == f"moon-{rest}"
+        elif verb in ("buy", "sell"):
+            assert entry["focus"] == f"market-{rest}"
+    assert nights > 0
+
+
 def test_machu_replay_gif_writes_an_animation(tmp_path, capsys):
     from PIL import Image
 

@@ -217,3 +217,29 @@ def test_every_text_on_the_board_is_at_least_twelve_units(players):
     root = ET.fromstring(board_svg(game, player=0, last=(1, game.history[-1][1])))
     sizes = [float(t.get("font-size")) for t in root.iter(f"{NS}text")]
     assert sizes and min(sizes) >= MIN_TEXT == 12
+
+
+def test_the_heading_and_the_last_moves_caption_never_meet():
+    """The heading has the first line to itself (no "active player": "player 1's turn"); the
+    last move's caption shares the second line with the line about the picture and is cut
+    (with an ellipsis) before it reaches it."""
+    import re
+
+    from machu_env.views.svg import CHAR_W, MAP_X, WIDTH
+
+    rng = random.Random(9)
+    for n in (2, 5):
+        game = Game(n, seed=n)
+        while not game.is_over:
+            p, action = game.history[-1] if game.history else (None, None)
+            svg = board_svg(game, game.current_player, (p, action) if p is not None else None)
+            texts = re.findall(r'<text x="(\d+)" y="(\d+)" font-size="(\d+)" '
+                               r'text-anchor="(\w+)"[^>]*>([^<]*)</text>', svg)
+            head = [t for t in texts if t[1] == "30"]
+            assert len(head) == 1 and "active player" not in head[0][4]
+            line = {t[3]: t for t in texts if t[1] == "47"}
+            if "start" in line:
+                caption, about = line["start"], line["end"]
+                right_edge = MAP_X + CHAR_W[12] * len(unescape(caption[4]))
+                assert right_edge < WIDTH - MAP_X - CHAR_W[12] * len(unescape(about[4])), svg
+            game.play(rng.choice(game.legal_action_ids()))
