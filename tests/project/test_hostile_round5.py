@@ -142,8 +142,13 @@ def test_an_interrupt_inside_a_checkpoint_waits_for_the_whole_checkpoint(tmp_pat
 
     monkeypatch.setattr(torch, "save", save_then_interrupt)
     trainer.model.num_timesteps = 768
-    with pytest.raises(KeyboardInterrupt):
-        trainer.save(best=False)
+    # Python's own Ctrl-C (an earlier test in this process may have left another handler)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            trainer.save(best=False)
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert _check_whole(run) == 768
 
 
