@@ -32,9 +32,11 @@ COMMANDS = {
     "tournament": ["tournament", "--agents", "random,builder,gold", "--players", "3",
                    "--games", "6", "--workers", "1", "--no-progress", "--out", "{tmp}/t"],
     "train": ["train", "--players", "2", "--timesteps", "4096", "--n-envs", "16",
-              "--imitate-games", "20", "--eval-games", "20", "--out", "{tmp}/run"],
+              "--batch-size", "1024", "--imitate-games", "20", "--eval-games", "20", "--out",
+              "{tmp}/run"],
     "exploit": ["exploit", "--agent", "gold", "--players", "2", "--steps", "4096",
-                "--n-envs", "16", "--eval-games", "20", "--out", "{tmp}/probe"],
+                "--batch-size", "1024", "--n-envs", "16", "--eval-games", "20", "--out",
+                "{tmp}/probe"],
     "serve": ["serve", "--port", "{port}"],
 }
 

@@ -134,17 +134,21 @@ def run_once(flags: str, seed: int, players: int, timesteps: int, eval_every: in
     rows = _histories(folder)
     for row in rows[seen:]:  # written in the last poll interval: the process's end bounds it
         _marks_of(row, marks, wall, players, ladder)
-    if (folder / "recipe.json").exists():  # the last phase's summary stands for the run
-        last = json.loads((folder / "recipe.json").read_text())["done"][-1]
-        folder = folder / last
-    summary = json.loads((folder / "summary.json").read_text())
+    phases = [folder]
+    if (folder / "recipe.json").exists():  # a recipe: its phases' steps and seconds add up
+        phases = [folder / name for name in json.loads((folder / "recipe.json").read_text())
+                  ["done"]]
+    summaries = [json.loads((f / "summary.json").read_text()) for f in phases]
+    total = {k: round(sum(s[k] for s in summaries), 1)
+             for k in ("train_seconds", "simulator_seconds", "rollout_policy_seconds",
+                       "update_seconds", "eval_seconds")}
+    steps = sum(s["timesteps"] for s in summaries)
     return {"seed": seed, "wall_seconds": round(wall, 1), "marks": marks,
             "history": [{k: v for k, v in row.items() if k == "timesteps"
                          or k.startswith("win_vs_") or k.endswith("_seconds")} for row in rows],
-            "policy": str(folder / "latest.safetensors"),
-            **{k: summary[k] for k in ("timesteps", "steps_per_second", "train_seconds",
-                                       "simulator_seconds", "rollout_policy_seconds",
-                                       "update_seconds", "eval_seconds", "torch_threads")}}
+            "policy": str(phases[-1] / "latest.safetensors"), "timesteps": steps,
+            "steps_per_second": round(steps / max(total["train_seconds"], 1e-9), 1),
+            **total, "torch_threads": summaries[-1]["torch_threads"]}
 
 
 def confirm(policy: Path, players: int, games: int, seed: int = 11,
