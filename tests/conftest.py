@@ -1,8 +1,8 @@
 """Shared fixtures, and the suite's threads: one torch thread and OpenMP's passive wait (set
 before torch is first imported, and inherited by the commands the tests start), so that the
 suite does not spin at OpenMP barriers when other work shares the cores (issue #57: a busy
-2-core machine ran 11 tests in 82 minutes with torch's default team). A test that measures
-threads sets them itself."""
+2-core machine ran 11 tests in 82 minutes with torch's default team), and Ray's workers at the
+suite's priority. A test that measures threads sets them itself."""
 
 import os
 import sys
@@ -13,6 +13,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # tests/project/test_first_hour.py checks those with the variable unset)
 os.environ.setdefault("MACHU_ENV_WARMUP", "off")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Ray starts its workers at nice 15: beside other busy processes they got about 4 % of a core
+# (an RLlib test of 10 s ran for minutes); the tests' workers run at the suite's own priority
+os.environ.setdefault("RAY_worker_niceness", "0")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
