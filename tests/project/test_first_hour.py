@@ -116,3 +116,16 @@ def test_a_first_command_on_an_empty_cache_says_so_within_seconds(tmp_path):
                             "(about a minute"), first
     assert "the rules" in first and "the heuristic agents" in first
     assert seconds < 30  # (5 s on an idle 2-core machine; imports under load take longer)
+
+
+def test_a_command_compiles_only_the_parts_its_run_uses():
+    """A training run compiles the recorded play (the imitation's) only when it imitates a
+    heuristic from fresh weights; a probe and a population never (benchmarks/compile_profile.py
+    measured that each command's parts hold what its work touches)."""
+    from machu_env.cli import warmup
+
+    assert "recorded" in warmup.training_parts(True)
+    assert "recorded" not in warmup.training_parts(False)
+    assert set(warmup.training_parts(False)) == {"rules", "heuristics", "batch"}
+    assert "recorded" not in warmup.NEEDS["exploit"] + warmup.NEEDS["population"]
+    assert "recorded" in warmup.NEEDS["dataset"] and "pictures" in warmup.NEEDS["serve"]
