@@ -4,8 +4,11 @@ suite does not spin at OpenMP barriers when other work shares the cores (issue #
 2-core machine ran 11 tests in 82 minutes with torch's default team), and Ray's workers at the
 suite's priority. A test that measures threads sets them itself."""
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -16,6 +19,11 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # Ray starts its workers at nice 15: beside other busy processes they got about 4 % of a core
 # (an RLlib test of 10 s ran for minutes); the tests' workers run at the suite's own priority
 os.environ.setdefault("RAY_worker_niceness", "0")
+# stable-baselines3's logger makes a folder per run in the temp dir (SB3-<date>): the suite's go
+# into one folder of its own, removed when the run ends
+_SB3_LOGS = tempfile.mkdtemp(prefix="machu-tests-sb3-")
+os.environ.setdefault("SB3_LOGDIR", _SB3_LOGS)
+atexit.register(shutil.rmtree, _SB3_LOGS, ignore_errors=True)
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
