@@ -55,7 +55,6 @@ import numpy as np
 
 from machu_env.agents import policy_file
 from machu_env.core import files
-from machu_env.envs.pool_env import PoolVecEnv
 from machu_env.train import checkpoints, ladder
 from machu_env.train.bank import PolicyBank
 from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's API)
@@ -147,8 +146,7 @@ class Trainer:
         self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)
         self.exploiters: list[tuple[int, Any]] = []
         self.league_table: list[dict[str, Any]] = []
-        self.env = PoolVecEnv(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
-                              observation=c.observation)
+        self.env = c.make_env()  # (its parts, if more than one, collected on a thread each)
         if resume:
             self._resume()
         else:

@@ -1,0 +1,73 @@
+"""Training steps/s with 1 and 2 threads, in one run: how well ``machu train`` uses a second core.
+
+    python benchmarks/thread_scaling.py [--steps 204800] [--rounds 2] [--players 2]
+
+Each round trains ``--steps`` env steps (``train_speed.machu_train``: the defaults, the default
+pool with a frozen copy of the initial policy, no evaluation, after a warm-up) in three ways,
+one after the other: 1 thread; 2 threads with the rollout split into two parts collected on a
+thread each (``--rollout-threads 2``, the default with 2 threads since 2026-11-27); 2 threads
+with one thread collecting every game (``--rollout-threads 1``, as before). Rounds alternate so
+that a drift of the machine shows in every way alike. Writes ``thread_scaling.json`` (machine,
+versions, date) under ``--out``. Measure on an idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+try:
+    from machu_env.benchmarks.machine import describe
+    from machu_env.benchmarks.train_speed import machu_train
+except ImportError:  # run as a script: python benchmarks/thread_scaling.py
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from machine import describe
+    from train_speed import machu_train
+
+WAYS = {"1 thread": {"threads": 1, "rollout_threads": 1},
+        "2 threads, 2 rollout threads": {"threads": 2, "rollout_threads": 2},
+        "2 threads, 1 rollout thread": {"threads": 2, "rollout_threads": 1}}
+KEYS = ("steps_per_second", "seconds", "update_seconds", "rollout_policy_seconds",
+        "simulator_seconds")
+
+
+def main(argv: list[str] | None = None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--steps", type=int, default=204_800, help="env steps per measurement")
+    p.add_argument("--rounds", type=int, default=2, help="rounds of the three ways")
+    p.add_argument("--players", type=int, default=2, choices=range(2, 6))
+    p.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    a = p.parse_args(argv)
+    if a.steps < 16_384 or a.rounds < 1:
+        p.error("--steps must be >= 16384 (one rollout) and --rounds >= 1")
+    runs: dict[str, list[dict]] = {name: [] for name in WAYS}
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    for r in range(a.rounds):
+        for name, way in WAYS.items():
+            s = machu_train(a.steps, a.players, way["threads"], "fp32",
+                            rollout_threads=way["rollout_threads"])
+            runs[name].append({k: round(float(s[k]), 2) for k in KEYS})
+            print(f"round {r + 1} {name:>30}: {s['steps_per_second']:>9,.0f} steps/s (update "
+                  f"{s['update_seconds']:.1f} s, policy {s['rollout_policy_seconds']:.1f} s, "
+                  f"simulator {s['simulator_seconds']:.1f} s)", flush=True)
+    median = {name: statistics.median(x["steps_per_second"] for x in rs)
+              for name, rs in runs.items()}
+    one = median["1 thread"]
+    result = {**describe(), "started": started, "steps": a.steps, "players": a.players,
+              "command": "python benchmarks/thread_scaling.py " + " ".join(
+                  argv if argv is not None else sys.argv[1:]),
+              "runs": runs, "median_steps_per_second": median,
+              "ratio_to_1_thread": {name: round(v / one, 2) for name, v in median.items()}}
+    a.out.mkdir(parents=True, exist_ok=True)
+    (a.out / "thread_scaling.json").write_text(json.dumps(result, indent=1))
+    for name, ratio in result["ratio_to_1_thread"].items():
+        print(f"{name:>30}: {median[name]:>9,.0f} steps/s, {ratio:.2f}x 1 thread")
+    return result
+
+
+if __name__ == "__main__":
+    main()
