@@ -3,11 +3,11 @@
     python benchmarks/thread_scaling.py [--steps 204800] [--rounds 2] [--players 2]
 
 Each round trains ``--steps`` env steps (``train_speed.machu_train``: the defaults, the default
-pool with a frozen copy of the initial policy, no evaluation, after a warm-up) in three ways,
-one after the other: 1 thread; 2 threads with the rollout split into two parts collected on a
-thread each (``--rollout-threads 2``, the default with 2 threads since 2026-11-27); 2 threads
-with one thread collecting every game (``--rollout-threads 1``, as before). Rounds alternate so
-that a drift of the machine shows in every way alike. Writes ``thread_scaling.json`` (machine,
+pool with a frozen copy of the initial policy, no evaluation, after a warm-up) with 1 thread,
+then with 2 (torch's and numba's). Rounds alternate so that a drift of the machine shows in
+both alike. (The published figures of 2026-11-27 also measured rollouts split into two parts
+collected on a thread each, with the version of this script in commit 1b3f8b5: slower, see
+docs/research.md, and not kept.) Writes ``thread_scaling.json`` (machine,
 versions, date) under ``--out``. Measure on an idle machine.
 """
 
@@ -28,9 +28,7 @@ except ImportError:  # run as a script: python benchmarks/thread_scaling.py
     from machine import describe
     from train_speed import machu_train
 
-WAYS = {"1 thread": {"threads": 1, "rollout_threads": 1},
-        "2 threads, 2 rollout threads": {"threads": 2, "rollout_threads": 2},
-        "2 threads, 1 rollout thread": {"threads": 2, "rollout_threads": 1}}
+WAYS = {"1 thread": 1, "2 threads": 2}
 KEYS = ("steps_per_second", "seconds", "update_seconds", "rollout_policy_seconds",
         "simulator_seconds")
 
@@ -38,7 +36,7 @@ KEYS = ("steps_per_second", "seconds", "update_seconds", "rollout_policy_seconds
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=204_800, help="env steps per measurement")
-    p.add_argument("--rounds", type=int, default=2, help="rounds of the three ways")
+    p.add_argument("--rounds", type=int, default=2, help="rounds of 1 and 2 threads")
     p.add_argument("--players", type=int, default=2, choices=range(2, 6))
     p.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     a = p.parse_args(argv)
@@ -48,8 +46,7 @@ def main(argv: list[str] | None = None) -> dict:
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for r in range(a.rounds):
         for name, way in WAYS.items():
-            s = machu_train(a.steps, a.players, way["threads"], "fp32",
-                            rollout_threads=way["rollout_threads"])
+            s = machu_train(a.steps, a.players, way, "fp32")
             runs[name].append({k: round(float(s[k]), 2) for k in KEYS})
             print(f"round {r + 1} {name:>30}: {s['steps_per_second']:>9,.0f} steps/s (update "
                   f"{s['update_seconds']:.1f} s, policy {s['rollout_policy_seconds']:.1f} s, "

@@ -69,27 +69,11 @@ class PolicyBank:
         self.nets = list(nets)
         self.weights = None if weights is None else [float(w) for w in weights]
         self.num_policies = len(nets)
-        self.seed = int(seed)
-        self.generator = torch.Generator().manual_seed(self.seed)
+        self.generator = torch.Generator().manual_seed(int(seed))
         self.precision = precision
         self.names = list(names) if names is not None else ["self"] * len(nets)
         if len(self.names) != len(nets):
             raise ValueError("give one name per network")
-
-    def fork(self, stream: int) -> PolicyBank:
-        """The same members (their stacked weights shared, read-only) with a generator of their
-        own, stream ``stream`` of the bank's seed: one per rollout thread, so that each part's
-        draws depend on its own games only (``stream`` 0: the bank itself)."""
-        import copy
-
-        import torch
-
-        if stream == 0:
-            return self
-        other = copy.copy(self)
-        seq = np.random.SeedSequence(self.seed, spawn_key=(int(stream),))
-        other.generator = torch.Generator().manual_seed(int(seq.generate_state(1)[0]))
-        return other
 
     @staticmethod
     def _stack(nets, layer_of):

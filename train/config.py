@@ -69,8 +69,6 @@ class TrainConfig(PPOSettings):
     imitate_epochs: int = 4
     device: str = "auto"
     threads: int = 0
-    rollout_threads: int = 0  # threads collecting rollouts, each its share of the games (0: as
-    # many as torch's threads, ``threads`` or its default; 1: one thread steps them all)
     league: bool = False
     exploiter_every: int = 2_000_000
     exploiter_steps: int = 500_000
@@ -117,7 +115,6 @@ class TrainConfig(PPOSettings):
                              f"({', '.join(COMPILED_NAMES)}), got {self.imitate!r}")
 
         check_int("threads", self.threads, 0, MAX_THREADS)
-        check_int("rollout_threads", self.rollout_threads, 0, self.n_envs)
         check_int("observation", self.observation, 0, 3)
         for name in ("league", "exploit_greedy"):
             if not isinstance(getattr(self, name), bool):
@@ -141,25 +138,6 @@ class TrainConfig(PPOSettings):
         run that stops at a goal (``stop_at``: evaluated often enough to stop near it, as the
         time-to-strength figures were measured) and ``EVAL_EVERY`` otherwise."""
         return self.eval_every or (STOP_EVAL_EVERY if self.stop_at > 0 else EVAL_EVERY)
-
-    def rollout_parts(self) -> int:
-        """How many parts the games are split into, each collected on a thread of its own
-        (``rollout_threads``, or torch's thread count, at most ``n_envs``)."""
-        import torch
-
-        return min(self.rollout_threads or self.threads or torch.get_num_threads(), self.n_envs)
-
-    def make_env(self):
-        """The training env: a ``PoolVecEnv``, or with more than one rollout part a
-        ``PoolParts`` (``machu_env.envs.pool_parts``: the parts stepped at once)."""
-        from machu_env.envs.pool_env import PoolVecEnv
-        from machu_env.envs.pool_parts import PoolParts
-
-        settings = {"pool": self.pool, "reward": self.reward, "observation": self.observation}
-        parts = self.rollout_parts()
-        if parts == 1:
-            return PoolVecEnv(self.n_envs, self.players, seed=self.seed, **settings)
-        return PoolParts(self.n_envs, parts, self.players, seed=self.seed, **settings)
 
     def arch(self) -> str:
         """``net_arch``, or when it is empty the default shape (``DEFAULT_NET_ARCH``; a run

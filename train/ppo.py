@@ -224,9 +224,7 @@ class PPO:
         self.device = next(net.parameters()).device  # the buffers stay on the CPU
         self.s = settings
         self.optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, eps=1e-5)
-        self.seed = int(seed)
-        self.generator = torch.Generator().manual_seed(self.seed)
-        self._part_generators: list = []
+        self.generator = torch.Generator().manual_seed(int(seed))
         self.buffer = Rollout(settings.n_steps, settings.n_envs, int(net.config["obs_size"]))
         self.num_timesteps = 0
         self.n_updates = 0
@@ -244,14 +242,13 @@ class PPO:
         env.observe(self.buffer.obs_np[0], self.buffer.masks_np[0])
         self.buffer.starts[0] = 1.0
 
-    def _policy(self, obs, masks, generator=None):
+    def _policy(self, obs, masks):
         import torch
 
         with torch.no_grad(), self._autocast():
             logits, values = self.net(obs.to(self.device))
         logits = play_logits(logits.float().cpu(), masks)
-        generator = self.generator if generator is None else generator
-        u = torch.rand(logits.shape, generator=generator).clamp_(1e-20, 1.0)
+        u = torch.rand(logits.shape, generator=self.generator).clamp_(1e-20, 1.0)
         actions = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
         logp = torch.log_softmax(logits, dim=1).gather(1, actions[:, None])[:, 0]
         return actions, logp, values.float()[:, 0].cpu()
@@ -263,25 +260,32 @@ class PPO:
             return self.net(torch.as_tensor(obs).to(self.device))[1].float()[:, 0].cpu()
 
     def collect(self, env, on_episodes=None) -> None:
-        """One rollout of ``n_steps`` learner steps in every game of ``env`` (a ``PoolVecEnv``,
-        or a ``PoolParts`` whose parts run on a thread each: ``train.collect``).
-        ``on_episodes`` gets each step's ``StepResult`` (for win statistics)."""
-        from machu_env.train.collect import collect
-
-        collect(self, env, on_episodes)
-
-    def part_generators(self, parts: int) -> list:
-        """A sampling generator per rollout part: part 0 the learner's own, part ``k`` one
-        seeded from stream ``k`` of the learner's seed (made once, then kept)."""
-        import torch
-
-        have = self._part_generators
-        while len(have) < parts:
-            k = len(have)
-            seq = np.random.SeedSequence(self.seed, spawn_key=(k,))
-            have.append(self.generator if k == 0 else
-                        torch.Generator().manual_seed(int(seq.generate_state(1)[0])))
-        return have[:parts]
+        """One rollout of ``n_steps`` learner steps in every game of ``env``. ``on_episodes``
+        gets each step's ``StepResult`` (for win statistics)."""
+        B, g = self.buffer, self.s.gamma
+        for t in range(self.s.n_steps):
+            t0 = time.perf_counter()
+            actions, logp, values = self._policy(B.obs[t], B.masks[t])
+            B.actions[t], B.logp[t], B.values[t] = actions, logp, values
+            t1 = time.perf_counter()
+            r = env.advance(actions.numpy().astype(np.int32))
+            env.observe(B.obs_np[t + 1], B.masks_np[t + 1])
+            t2 = time.perf_counter()
+            rewards = torch_from(r.rewards)
+            if r.cut.size and self.s.cut_as_loss:  # stalling to the limit is no way out
+                rewards[r.cut] -= 1.0
+            elif r.cut.size:  # truncated games: bootstrap from their last observation
+                rewards[r.cut] += g * self._values(r.cut_obs)
+            B.rewards[t] = rewards
+            B.starts[t + 1] = torch_from(r.dones.astype(np.float32))
+            if on_episodes is not None:
+                on_episodes(r)
+            self.seconds["rollout_policy"] += t1 - t0 + time.perf_counter() - t2
+            self.seconds["simulator"] += t2 - t1
+        t0 = time.perf_counter()
+        B.values[-1] = self._values(B.obs[-1])
+        self.seconds["rollout_policy"] += time.perf_counter() - t0
+        self.num_timesteps += self.s.n_steps * self.s.n_envs
 
     def advantages(self):
         """GAE(lambda) advantages and returns of the buffer."""
@@ -400,3 +404,9 @@ class PPO:
         with torch.no_grad(), self._autocast():
             logits = self.net(torch.as_tensor(obs).to(self.device))[0].float().cpu()
         return play_logits(logits, torch.as_tensor(masks)).argmax(1).numpy()
+
+
+def torch_from(array: np.ndarray):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(array))

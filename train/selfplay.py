@@ -55,6 +55,7 @@ import numpy as np
 
 from machu_env.agents import policy_file
 from machu_env.core import files
+from machu_env.envs.pool_env import PoolVecEnv
 from machu_env.train import checkpoints, ladder
 from machu_env.train.bank import PolicyBank
 from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's API)
@@ -146,7 +147,8 @@ class Trainer:
         self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)
         self.exploiters: list[tuple[int, Any]] = []
         self.league_table: list[dict[str, Any]] = []
-        self.env = c.make_env()  # (its parts, if more than one, collected on a thread each)
+        self.env = PoolVecEnv(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
+                              observation=c.observation)
         if resume:
             self._resume()
         else:

@@ -81,9 +81,6 @@ def train(
                                   "arithmetic)"),
     threads: int = typer.Option(0, min=0, max=256, help="torch and numba threads (0: their "
                                 "defaults)"),
-    rollout_threads: int = typer.Option(0, min=0, help="threads collecting rollouts, each "
-                                        "stepping its share of the games (0: as many as "
-                                        "--threads, or torch's default; 1: one for all)"),
     torch_compile: bool = typer.Option(False, help="run the PPO update through torch.compile "
                                        "(needs a C++ compiler; compiling takes a while)"),
     league: bool = typer.Option(False, help="league training: exploiters of the main agent "

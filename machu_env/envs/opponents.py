@@ -52,13 +52,13 @@ def _compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, nois
         counts[i] = step(s, a, bufs[i])
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, parallel=True)
 def compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise, idx):
     for j in prange(idx.shape[0]):
         _compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise, idx[j])
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, parallel=True)
 def opponent_turns(states, bufs, counts, rngs, seats, kinds, weights, noise, idx, actions,
                    flags, obs, mask, rows, which):
     """One round of opponents' moves in the games ``idx``, written in place for the frozen
@@ -111,7 +111,7 @@ def _new_game(states, bufs, counts, rngs, seats, kinds, cum, i, fixed_seat, num_
         kinds[i, p] = -1 if p == seats[i] else _draw_kind(rngs, i, cum)
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, parallel=True)
 def new_games(states, bufs, counts, rngs, seats, kinds, cum, idx, fixed_seat, num_players,
               learning):
     """Restart the games ``idx``: a new setup, learner seat and opponents."""
@@ -120,7 +120,7 @@ def new_games(states, bufs, counts, rngs, seats, kinds, cum, idx, fixed_seat, nu
                   num_players, learning)
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, parallel=True)
 def finish_games(states, seats, idx, scratch, score_rows, mode, rewards, terminal_obs, won):
     """Terminal reward, observation and win flag of the learner in the finished games ``idx``."""
     for j in prange(idx.shape[0]):
@@ -131,7 +131,7 @@ def finish_games(states, seats, idx, scratch, score_rows, mode, rewards, termina
         won[i] = scratch[i, seats[i], SC_WINNER]
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=True, parallel=True)
 def step_learners(states, bufs, counts, rngs, seats, kinds, weights, noise, cum, actions,
                   learner_steps, max_learner_steps, max_decisions, fixed_seat, num_players,
                   learning, scratch, score_rows, mode, rewards, ended, cut, final_obs, won,
