@@ -262,7 +262,8 @@ def _write_agent(source: Path, target: Path, state: dict[str, Any]) -> None:
     """The recipe's agent: the last phase's latest policy, its metadata naming the recipe."""
     tensors, config, info = policy_file.parse(policy_file.read_bytes(source), str(source))
     info = {**info, "recipe": state["recipe"], "seed": state["seed"],
-            "command": state["command"], "recipe_phases": state["done"]}
+            "command": state["command"], "recipe_phases": state["done"],
+            "last_phase_timesteps": info.get("num_timesteps"), "num_timesteps": state["steps"]}
     policy_file.save(target, tensors, config, info, play={"temperature": 0})
 
 

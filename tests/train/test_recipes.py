@@ -135,6 +135,8 @@ def test_a_recipe_runs_every_phase_and_no_shipped_weights_enter_it(tmp_path, mon
     assert trained and not _digests(trained) & shipped  # only the run's own policies
     info = F.parse(F.read_bytes(tmp_path / "run" / "agent.safetensors"))[2]
     assert info["recipe"] == "tiny" and info["seed"] == 3
+    league = state["phases"]["league"]["timesteps"]  # the file counts every phase's steps
+    assert info["num_timesteps"] == state["steps"] > info["last_phase_timesteps"] == league
     assert info["command"] == f"machu train --recipe {tmp_path / 'recipe.json'} --seed 3"
     rows = (tmp_path / "run" / "league" / "history.csv").read_text().splitlines()
     assert "win_vs_ppo-2p-v1" in rows[0] and "elapsed_seconds" in rows[0]
