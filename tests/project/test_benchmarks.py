@@ -55,6 +55,17 @@ def test_train_speed_refuses_bad_arguments(argv, tmp_path, capsys):
     assert not (tmp_path / "out").exists()  # nothing measured, nothing written
 
 
+@pytest.mark.parametrize("argv", [["--steps", "100"], ["--rounds", "0"], ["--players", "6"]])
+def test_thread_scaling_refuses_bad_arguments(argv, tmp_path, capsys):
+    import thread_scaling
+
+    with pytest.raises(SystemExit) as e:
+        thread_scaling.main([*argv, "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "error:" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()  # nothing measured, nothing written
+
+
 def test_decision_time_times_every_decision_of_the_measured_agent(tmp_path):
     import decision_time
 
