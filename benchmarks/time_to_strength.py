@@ -279,7 +279,8 @@ def result_seconds(runs: list[dict]) -> float | None:
 
 def plot_ladder(result: dict, path: Path) -> Path:
     """The ladder's curves of a ``--ladder`` result: each run's win share against each rung
-    over wall-clock minutes (from the process's launch), its mark dotted."""
+    (a colour per rung, a line style per setting) over wall-clock minutes (from the process's
+    launch), its mark dotted."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -290,7 +291,8 @@ def plot_ladder(result: dict, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(8, 4.5))
     colours = plt.get_cmap("viridis")
     rungs = ladder(result["players"])
-    for setting, runs in result["runs"].items():
+    styles = ("-", "--", "-.", ":")  # one line style per setting, one colour per rung
+    for j, (setting, runs) in enumerate(result["runs"].items()):
         for run in runs:
             # (a recipe's phases count their seconds from the recipe's start)
             start = run["wall_seconds"] - max(r.get("elapsed_seconds", 0)
@@ -302,6 +304,7 @@ def plot_ladder(result: dict, path: Path) -> Path:
                           and "elapsed_seconds" in r]
                 if points:
                     ax.plot(*zip(*points, strict=True), marker="o", ms=2.5,
+                            ls=styles[j % len(styles)],
                             color=colours(k / max(1, len(rungs) - 1)),
                             label=f"vs {name} ({setting}, seed {run['seed']})")
     for mark in sorted({m for _, m in rungs}):
