@@ -84,6 +84,7 @@ class TrainConfig(PPOSettings):
     pfsp: float = 0.0  # prioritised fictitious self-play exponent (league.pfsp_weights); 0: equal
     minutes: float = 0.0  # > 0: the run ends once this much wall-clock has passed since it began
     recipe: str = ""  # the recipe this run is a phase of (train/recipes.py), for the metadata
+    head_start: float = 0.0  # share of training games the learner starts with a free priest
 
     def check(self) -> None:
         """Clear errors for impossible settings (before anything is built)."""
@@ -119,7 +120,7 @@ class TrainConfig(PPOSettings):
         for name in ("league", "exploit_greedy"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
-        for name in ("exploiter_share", "stop_at"):
+        for name in ("exploiter_share", "stop_at", "head_start"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
                 raise ValueError(f"{name} must be a number in [0, 1], got {v!r}")

@@ -13,8 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from machu_env.engine.observation import OBS_V2_SIZE
 from machu_env.engine.rewards import SCORE_SCALE  # the "score" reward is the margin / 50
 from machu_env.envs.pool_env import PoolVecEnv
+from machu_env.rules.layout import HISTORY_KINDS
+
+HABITS = ("sacrifice", "offer", "sunclock")  # the decision kinds an evaluation reports per game
 
 MAX_EVAL_STEPS = 300
 
@@ -27,6 +31,17 @@ def win_share(predict: Predict, opponent: Any, games: int, num_players: int = 2,
     ``opponent`` at every other seat: ``random``, ``builder``, ``gold`` (compiled) or a bank
     of frozen policies (``bank.PolicyBank`` or ``exploit.AgentBank``)."""
     return float(game_results(predict, opponent, games, num_players, seed).mean())
+
+
+def win_share_and_habits(predict: Predict, opponent: Any, games: int, num_players: int = 2,
+                         seed: int = 0) -> tuple[float, dict[str, float]]:
+    """``win_share`` and the learner's decisions of each kind of ``HABITS`` per game (temple
+    sacrifices of at least one llama, Main Temple offerings, Sun Clock moves: the roads to the
+    summit), so that a training run shows within minutes when it leaves one of them unused.
+    Keys ``sacrifices_per_game``, ``offers_per_game``, ``sunclocks_per_game``."""
+    won, _, _, counts = _play(predict, opponent, games, num_players, seed, 1000, None)
+    return float(won.mean()), {f"{h}s_per_game": round(float(counts[:, k].mean()), 3)
+                               for k, h in enumerate(HABITS)}
 
 
 def game_results(predict: Predict, opponent: Any, games: int, num_players: int = 2,
@@ -52,15 +67,18 @@ def game_outcomes(predict: Predict, opponent: Any, games: int, num_players: int 
     cut = np.zeros(games, dtype=np.int8)
     for seat in range(min(num_players, games)):
         n = len(range(seat, games, num_players))
-        w, m, c = _play(predict, opponent, n, num_players, seed + seat, max_learner_steps, seat)
+        w, m, c, _ = _play(predict, opponent, n, num_players, seed + seat, max_learner_steps,
+                           seat)
         won[seat::num_players], margin[seat::num_players], cut[seat::num_players] = w, m, c
     return won, margin, cut
 
 
 def _play(predict: Predict, opponent: Any, games: int, num_players: int, seed: int,
           max_learner_steps: int, seat: int | None
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each of ``games`` played once: (won 1/0, score margin, cut 1/0) per game."""
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each of ``games`` played once: (won 1/0, score margin, cut 1/0) per game, and the
+    learner's decisions of each kind of ``HABITS`` in it (from the history summary of its last
+    observation, version 3)."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     pool = {opponent: 1.0} if isinstance(opponent, str) else {"self": 1.0}
@@ -73,10 +91,13 @@ def _play(predict: Predict, opponent: Any, games: int, num_players: int, seed: i
     result = np.full(games, -1, dtype=np.int8)
     margin = np.zeros(games, dtype=np.float64)
     cut = np.zeros(games, dtype=np.int8)
+    counts = np.zeros((games, len(HABITS)), dtype=np.int64)
+    at = [OBS_V2_SIZE + HISTORY_KINDS.index(h) for h in HABITS]  # the learner's own block
     while (result < 0).any():
         obs, rewards, dones, infos = env.step(predict(obs, env.action_masks()))
         for i in np.flatnonzero(dones & (result < 0)):
             result[i] = infos[i]["won"]
             margin[i] = round(float(rewards[i]) * SCORE_SCALE, 3)
             cut[i] = infos[i]["TimeLimit.truncated"]
-    return result, margin, cut
+            counts[i] = np.rint(infos[i]["terminal_observation"][at] * 50)  # (stored / 50)
+    return result, margin, cut, counts

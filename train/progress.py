@@ -102,6 +102,8 @@ def say_evaluation(progress: Progress, history: list[dict], shown: list[str],
     measured = [n for n in shown if row[f"win_vs_{n}"] == row[f"win_vs_{n}"]]  # (not NaN)
     progress.say(f"{row['timesteps']:>12,} steps  " + "  ".join(
         f"vs {n} {row[f'win_vs_{n}']:.1%}" for n in measured)
+        + (f"  sacrifices/game {row['sacrifices_per_game_vs_gold']:.1f}"
+           if "sacrifices_per_game_vs_gold" in row else "")
         + f"  ({row['elapsed_seconds']:.0f} s)")
     progress.last_eval = f"gold {row['win_vs_gold']:.1%}"
     before = {n for r in history[:-1] for n in reached(r, players)} | earlier

@@ -32,13 +32,12 @@ agent against every pool member and writes ``league.json``: win shares and OpenS
 probes, so the main agent never forgets the races it once lost (issue #36). Version-1 files join
 a version-2 run with their input widened (they play as before).
 
-``--init AGENT`` starts the learner from a trained policy of the same network shape (a shipped
-agent such as ``ppo-2p-v1``, or ``policy:<file>``/a ``.safetensors`` path) instead of fresh
-weights: a league run can build on an earlier agent.
+``--init AGENT`` starts from a trained policy of the same shape (``ppo-2p-v1``, ``policy:<file>``)
+instead of fresh weights. ``--head-start S``, a curriculum: in a share S of the training games
+the learner starts holding a free priest card (``PoolVecEnv``); evaluations play the rules.
 
-Speed settings: ``--precision bf16`` (autocast, where the CPU has bfloat16 arithmetic) and
-``--threads`` (torch's intra-op threads and the engine's numba threads; 0 keeps the defaults:
-with two runs side by side on 2 cores, give each ``--threads 1``).
+Speed: ``--precision bf16`` (autocast, where the CPU has bfloat16 arithmetic) and ``--threads``
+(torch's and numba's; 0 keeps their defaults; two runs on 2 cores: ``--threads 1`` each).
 """
 
 from __future__ import annotations
@@ -67,7 +66,7 @@ from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's 
     plot_curve,
     read_history,
 )
-from machu_env.train.evaluate import win_share
+from machu_env.train.evaluate import win_share_and_habits
 from machu_env.train.league import evaluate_members, pfsp_weights
 from machu_env.train.ppo import (
     PPO,
@@ -148,7 +147,7 @@ class Trainer:
         self.exploiters: list[tuple[int, Any]] = []
         self.league_table: list[dict[str, Any]] = []
         self.env = PoolVecEnv(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
-                              observation=c.observation)
+                              observation=c.observation, head_start=c.head_start)
         if resume:
             self._resume()
         else:
@@ -308,8 +307,9 @@ class Trainer:
                     self.model.net, name, c.players, c.eval_games, seed=1_000_003 * (k + 1),
                     ray=c.ray, workers=4).mean())
                 continue
-            row[f"win_vs_{name}"] = win_share(predict, name, c.eval_games, c.players,
-                                              seed=1_000_003 * (k + 1))
+            row[f"win_vs_{name}"], habits = win_share_and_habits(
+                predict, name, c.eval_games, c.players, seed=1_000_003 * (k + 1))
+            row.update({f"{h}_vs_gold": v for h, v in habits.items() if name == "gold"})
         row.update(ladder.evaluate(predict, self.ladder_banks, c.players, c.eval_games,
                                    in_order=c.eval_agents == "ladder"))
         row["train_seconds"] = round(self.train_seconds, 2)

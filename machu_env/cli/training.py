@@ -120,6 +120,10 @@ def train(
     minutes: float = typer.Option(0.0, min=0.0, help="end the run (with a checkpoint) once "
                                   "this many minutes have passed since it first started (0: no "
                                   "time budget)"),
+    head_start: float = typer.Option(0.0, min=0.0, max=1.0, help="a curriculum: the share of "
+                                     "training games in which the learner starts holding one "
+                                     "priest card, free (to meet the temples; evaluations play "
+                                     "the rules)"),
     recipe: str = typer.Option("", help="train a shipped recipe from scratch, every phase "
                                "(RECIPES); with it only --out, --seed, --minutes, --timesteps "
                                "(budgets), --threads, --device and --resume apply"),

@@ -103,21 +103,37 @@ def _draw_kind(rngs, i, cum):
 
 
 @njit(cache=True)
+def _head_start(s, p, rngs, i, head_start):
+    """A training curriculum, never a rule: with probability ``head_start / PROB_SCALE`` the
+    learner seat ``p`` starts holding one priest card (Condor, Puma or Virgin, drawn at random),
+    taken from its row (R4.4) without payment, so that a learner meets the temples' sacrifices
+    (R4.2.1) that it would otherwise have to buy its way into first. No draw at 0: runs
+    without it are unchanged."""
+    if head_start <= 0 or below(rngs, i, PROB_SCALE) >= head_start:
+        return
+    k = below(rngs, i, 3)
+    s[L.PLAYER_BASE + p * L.PLAYER_SIZE + L.P_PRIESTS + k] += 1
+    s[L.PRIESTS_TAKEN + k] += 1
+
+
+@njit(cache=True)
 def _new_game(states, bufs, counts, rngs, seats, kinds, cum, i, fixed_seat, num_players,
-              learning):
+              learning, head_start):
     K._new_game(states, bufs, counts, rngs, i, num_players, learning)
     seats[i] = fixed_seat if fixed_seat >= 0 else below(rngs, i, num_players)
     for p in range(num_players):
         kinds[i, p] = -1 if p == seats[i] else _draw_kind(rngs, i, cum)
+    _head_start(states[i], seats[i], rngs, i, head_start)
 
 
 @njit(cache=True, parallel=True)
 def new_games(states, bufs, counts, rngs, seats, kinds, cum, idx, fixed_seat, num_players,
-              learning):
-    """Restart the games ``idx``: a new setup, learner seat and opponents."""
+              learning, head_start):
+    """Restart the games ``idx``: a new setup, learner seat and opponents (and the learner's
+    head start, ``_head_start``)."""
     for j in prange(idx.shape[0]):
         _new_game(states, bufs, counts, rngs, seats, kinds, cum, idx[j], fixed_seat,
-                  num_players, learning)
+                  num_players, learning, head_start)
 
 
 @njit(cache=True, parallel=True)
@@ -134,8 +150,8 @@ def finish_games(states, seats, idx, scratch, score_rows, mode, rewards, termina
 @njit(cache=True, parallel=True)
 def step_learners(states, bufs, counts, rngs, seats, kinds, weights, noise, cum, actions,
                   learner_steps, max_learner_steps, max_decisions, fixed_seat, num_players,
-                  learning, scratch, score_rows, mode, rewards, ended, cut, final_obs, won,
-                  obs, mask, active):
+                  learning, head_start, scratch, score_rows, mode, rewards, ended, cut,
+                  final_obs, won, obs, mask, active):
     """A whole step of a batch whose opponents are all compiled, in one pass per game: the
     learner's action, the opponents' replies, the end (reward, last observation, win) or the
     truncation of the game and its restart, then the learner's next observation and legal
@@ -167,7 +183,7 @@ def step_learners(states, bufs, counts, rngs, seats, kinds, weights, noise, cum,
             counts[i] = 0
             while counts[i] == 0:  # a game the opponents end alone is started again
                 _new_game(states, bufs, counts, rngs, seats, kinds, cum, i, fixed_seat,
-                          num_players, learning)
+                          num_players, learning, head_start)
                 learner_steps[i] = 0
                 _compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise,
                                      i)

@@ -100,15 +100,22 @@ class PoolVecEnv(MachuPicchuVecEnv):
         max_learner_steps: a game in which the learner has decided this many times ends as
             truncated with reward 0 (two policies that never stay would play for ever).
         max_decisions: so does a game of this many decisions (all players').
+        head_start: the share of new games in which the learner starts holding one priest
+            card, free (a training curriculum, ``opponents._head_start``; 0: the rules).
     """
 
     def __init__(self, num_envs: int, num_players: int = 2, seed: int = 0,
                  pool: Mapping[str, float] | str = "gold:1", learner_seat: int | None = None,
                  reward: str = "win", learning_game: bool = False,
                  max_learner_steps: int = 1000,
-                 max_decisions: int = DEFAULT_MAX_DECISIONS, observation: int = 1) -> None:
+                 max_decisions: int = DEFAULT_MAX_DECISIONS, observation: int = 1,
+                 head_start: float = 0.0) -> None:
+        if isinstance(head_start, bool) or not isinstance(head_start, (int, float)) \
+                or not 0 <= head_start <= 1:
+            raise ValueError(f"head_start must be a share in [0, 1], got {head_start!r}")
         super().__init__(num_envs, num_players, seed, learner_seat, None, reward, learning_game,
                          max_decisions, observation)
+        self.head_start = int(round(head_start * O.PROB_SCALE))
         self.pool = parse_pool(pool) if isinstance(pool, str) else check_pool(pool)
         self.max_learner_steps = check_decisions("max_learner_steps", max_learner_steps)
         self.snapshots: list[BatchPolicy] = []
@@ -267,7 +274,8 @@ class PoolVecEnv(MachuPicchuVecEnv):
         O.step_learners(self.states, self._bufs, self._counts, self._rngs, self.seats,
                         self.kinds, O.HEURISTIC_WEIGHTS, self._noise, self._cum, actions,
                         self._learner_steps, self.max_learner_steps, self.max_decisions,
-                        self.fixed_seat, self.num_players, self.learning_game, self._scratch,
+                        self.fixed_seat, self.num_players, self.learning_game,
+                        self.head_start, self._scratch,
                         self._score_rows, self.mode, rewards, ended, cut, self._terminal,
                         self._won, obs_out, masks_out, active)
         return rewards, ended, cut, self._terminal, self._won
@@ -315,7 +323,7 @@ class PoolVecEnv(MachuPicchuVecEnv):
         while games.size:
             O.new_games(self.states, self._bufs, self._counts, self._rngs, self.seats,
                         self.kinds, self._cum, games, self.fixed_seat, self.num_players,
-                        self.learning_game)
+                        self.learning_game, self.head_start)
             self._learner_steps[games] = 0
             self._opponents_move(games)
             games = games[self._counts[games] == 0]
