@@ -22,7 +22,9 @@ the time budget
 (``--minutes``, counted from the recipe's start over every phase and resumed session), or of the
 step budget. ``OUT/recipe.json`` records the finished phases; ``--resume`` continues the first
 unfinished one from its last whole checkpoint. The last phase's latest policy is written as
-``OUT/agent.safetensors``, its metadata naming the recipe, the seed and the command.
+``OUT/agent.safetensors``, its metadata naming the recipe, the seed and the command; with
+``"keep": "ladder"`` the checkpoint of any phase that did best on the strength ladder instead
+(``best_on_ladder``: an evaluation, so the shipped agents still never enter training).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ MAX_PHASES = 8
 RESERVED = ("players", "seed", "out", "init", "frozen", "timesteps", "minutes", "threads",
             "device", "recipe", "ray")
 HEURISTICS = ("random", "builder", "gold", "racer")
+KEEP = ("last", "ladder")  # the recipe's agent: the last policy, or the best on the ladder
 
 
 def names() -> list[str]:
@@ -79,9 +82,12 @@ def check(data: Any, where: str) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != 1:
         raise ValueError(f"{where}: a recipe is a JSON object with format {FORMAT!r}, version 1")
     unknown = set(data) - {"format", "version", "name", "summary", "players", "minutes",
-                           "timesteps", "phases"}
+                           "timesteps", "phases", "keep"}
     if unknown:
         raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+    if data.get("keep", "last") not in KEEP:
+        raise ValueError(f"{where}: keep must be one of {', '.join(KEEP)}, got "
+                         f"{data.get('keep')!r}")
     if not isinstance(data.get("name"), str) or not NAME.fullmatch(data["name"]):
         raise ValueError(f"{where}: name must be 1-40 lowercase letters, digits and dashes")
     players = data.get("players")
@@ -218,7 +224,13 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
                 None)
     if last is None:
         raise ValueError(f"{out}: no phase of the recipe ran (the budget was spent)")
-    _write_agent(out / last / "latest.safetensors", out / "agent.safetensors", state)
+    source = out / last / "latest.safetensors"
+    if recipe.get("keep") == "ladder":
+        state["kept"] = best_on_ladder(out, {p["name"]: state["phases"][p["name"]]["timesteps"]
+                                             for p in recipe["phases"]
+                                             if p["name"] in state["done"]}, recipe["players"])
+        source = out / state["kept"]["file"]
+    _write_agent(source, out / "agent.safetensors", state)
     state["agent"] = str(out / "agent.safetensors")
     state["session_seconds"] = round(time.perf_counter() - t0, 1)
     files.write_json(state_path, state)
@@ -253,6 +265,35 @@ def _state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
     return state
 
 
+def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str, Any]:
+    """The evaluation of ``phases`` (name: its steps, in order) that did best on the strength
+    ladder: the highest rung it was evaluated against (the ladder stops at the first not
+    reached), then its win share there; the earliest on ties. Returns its phase, steps
+    (counting the phases before), rung, win share and checkpoint file (relative to ``out``)."""
+    from machu_env.train.config import read_history
+
+    best, key, before = None, None, 0
+    rungs = [name for name, _ in ladder.ladder(players)]
+    for phase in phases:
+        rows = read_history(out / phase / "history.csv")
+        for row in rows:
+            seen = [k for k, name in enumerate(rungs)
+                    if row.get(f"win_vs_{name}", float("nan")) == row.get(f"win_vs_{name}")]
+            file = Path(phase) / "checkpoints" / f"step_{row['timesteps']}{policy_file.SUFFIX}"
+            if not seen or not (out / file).is_file():
+                continue
+            here = (seen[-1], row[f"win_vs_{rungs[seen[-1]]}"])
+            if key is None or here > key:
+                key, best = here, {"phase": phase, "timesteps": before + row["timesteps"],
+                                   "rung": rungs[seen[-1]], "win_share": here[1],
+                                   "file": str(file)}
+        before += phases[phase]
+    if best is None:
+        raise ValueError(f"{out}: no evaluation with a checkpoint to keep (keep: ladder needs "
+                         "eval_agents 'ladder')")
+    return best
+
+
 def _fresh(recipe: dict[str, Any], seed: int, ref: str) -> dict[str, Any]:
     return {"recipe": recipe["name"], "seed": seed, "done": [], "elapsed_seconds": 0.0,
             "steps": 0, "phases": {}, "command": f"machu train --recipe {ref} --seed {seed}"}
@@ -264,6 +305,9 @@ def _write_agent(source: Path, target: Path, state: dict[str, Any]) -> None:
     info = {**info, "recipe": state["recipe"], "seed": state["seed"],
             "command": state["command"], "recipe_phases": state["done"],
             "last_phase_timesteps": info.get("num_timesteps"), "num_timesteps": state["steps"]}
+    if "kept" in state:  # the best evaluation on the ladder, not the last policy
+        info.update(kept=state["kept"], num_timesteps=state["kept"]["timesteps"],
+                    last_phase_timesteps=None)
     policy_file.save(target, tensors, config, info, play={"temperature": 0})
 
 

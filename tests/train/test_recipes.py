@@ -69,6 +69,8 @@ def test_the_shipped_recipes_are_well_formed_and_listed(capsys):
     (lambda r: r["phases"][1].update(name="fast"), "name must be a new folder name"),
     (lambda r: r["phases"][0].update(timesteps=0), "timesteps must be an int"),
     (lambda r: r["phases"][1]["settings"].update(eval_agents="chess"), "eval_agents must be"),
+    (lambda r: r.update(keep="best"), "keep must be one of last, ladder"),
+    (lambda r: r["phases"][0]["settings"].update(head_start=1.5), "head_start must be"),
 ])
 def test_a_bad_recipe_is_refused_in_words_and_nothing_is_written(change, words, tmp_path, capsys):
     recipe = copy.deepcopy(TINY)
@@ -142,6 +144,43 @@ def test_a_recipe_runs_every_phase_and_no_shipped_weights_enter_it(tmp_path, mon
     assert "win_vs_ppo-2p-v1" in rows[0] and "elapsed_seconds" in rows[0]
     league = json.loads((tmp_path / "run" / "league" / "league.json").read_text())
     assert any(m["member"].startswith("exploiter:") for m in league["table"])
+
+
+def test_keep_ladder_picks_the_evaluation_highest_on_the_ladder(tmp_path):
+    """The highest rung evaluated wins over a higher share on a lower rung; then the share;
+    steps count the phases before; an evaluation without its checkpoint is skipped."""
+    head = "timesteps,win_vs_gold,win_vs_ppo-2p-v1,win_vs_ppo-2p,win_vs_ppo-2p-race,win_vs_best-2p"
+    histories = {"scratch": ["0,0.0,0.1,nan,nan,nan", "100,1.0,0.9,0.8,0.6,0.55",
+                             "200,1.0,0.95,0.9,0.7,0.6", "300,1.0,0.99,0.2,nan,nan"],
+                 "polish": ["50,1.0,0.9,0.8,0.6,0.58", "90,1.0,0.9,0.8,0.6,0.7"]}
+    for phase, rows in histories.items():
+        (tmp_path / phase / "checkpoints").mkdir(parents=True)
+        (tmp_path / phase / "history.csv").write_text("\n".join([head, *rows]) + "\n")
+        for row in rows:
+            step = row.split(",")[0]
+            if (phase, step) != ("polish", "90"):  # its checkpoint is gone
+                (tmp_path / phase / "checkpoints" / f"step_{step}.safetensors").write_bytes(b"")
+    kept = recipes.best_on_ladder(tmp_path, {"scratch": 320, "polish": 95}, 2)
+    assert kept == {"phase": "scratch", "timesteps": 200, "rung": "best-2p", "win_share": 0.6,
+                    "file": "scratch/checkpoints/step_200.safetensors"}
+    (tmp_path / "polish" / "checkpoints" / "step_90.safetensors").write_bytes(b"")
+    kept = recipes.best_on_ladder(tmp_path, {"scratch": 320, "polish": 95}, 2)
+    assert (kept["phase"], kept["timesteps"], kept["win_share"]) == ("polish", 410, 0.7)
+
+
+def test_a_recipe_that_keeps_the_best_on_the_ladder_writes_that_checkpoint(tmp_path):
+    recipe = copy.deepcopy(TINY)
+    recipe["keep"] = "ladder"
+    recipe["phases"][0]["settings"]["eval_agents"] = "ladder"
+    state = recipes.run(str(_file(tmp_path, recipe)), tmp_path / "run", seed=4, verbose=False)
+    kept = state["kept"]
+    tensors, _, info = F.parse(F.read_bytes(tmp_path / "run" / "agent.safetensors"))
+    source = F.parse(F.read_bytes(tmp_path / "run" / kept["file"]))[0]
+    assert sorted(tensors) == sorted(source)
+    assert all((tensors[k] == source[k]).all() for k in tensors)
+    assert info["kept"] == kept and info["num_timesteps"] == kept["timesteps"]
+    assert kept == recipes.best_on_ladder(tmp_path / "run", {
+        p: state["phases"][p]["timesteps"] for p in state["done"]}, 2)
 
 
 def test_the_time_budget_ends_a_recipe_with_a_checkpoint(tmp_path):
