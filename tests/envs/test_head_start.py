@@ -94,3 +94,12 @@ def test_a_run_with_a_bad_head_start_is_refused(bad):
 
     with pytest.raises(ValueError, match="head_start must be"):
         TrainConfig(head_start=bad).check()
+
+
+def test_machu_train_refuses_a_bad_head_start_in_words_and_writes_nothing(tmp_path, capsys):
+    from machu_env.cli import main
+
+    code = main(["train", "--head-start", "2", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 2 and "--head-start" in err and "Traceback" not in err
+    assert not (tmp_path / "run").exists()
