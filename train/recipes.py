@@ -277,8 +277,9 @@ def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str,
     for phase in phases:
         rows = read_history(out / phase / "history.csv")
         for row in rows:
-            seen = [k for k, name in enumerate(rungs)
-                    if row.get(f"win_vs_{name}", float("nan")) == row.get(f"win_vs_{name}")]
+            seen = [k for k, name in enumerate(rungs)  # (measured: a number, not NaN)
+                    if row.get(f"win_vs_{name}") is not None
+                    and row[f"win_vs_{name}"] == row[f"win_vs_{name}"]]
             file = Path(phase) / "checkpoints" / f"step_{row['timesteps']}{policy_file.SUFFIX}"
             if not seen or not (out / file).is_file():
                 continue
