@@ -1,13 +1,16 @@
 """Training steps/s with 1 and 2 threads, in one run: how well ``machu train`` uses a second core.
 
     python benchmarks/thread_scaling.py [--steps 204800] [--rounds 2] [--players 2]
+        [--chunksize N]
 
 Each round trains ``--steps`` env steps (``train_speed.machu_train``: the defaults, the default
 pool with a frozen copy of the initial policy, no evaluation, after a warm-up) with 1 thread,
 then with 2 (torch's and numba's). Rounds alternate so that a drift of the machine shows in
 both alike. (The published figures of 2026-11-27 also measured rollouts split into two parts
 collected on a thread each, with the version of this script in commit 1b3f8b5: slower, see
-docs/research.md, and not kept.) Writes ``thread_scaling.json`` (machine,
+docs/research.md, and not kept.) ``--chunksize N`` adds 2 threads with numba's dynamic
+scheduling in chunks of N games (``numba.set_parallel_chunksize``; 0, the default, splits the
+games evenly between the threads). Writes ``thread_scaling.json`` (machine,
 versions, date) under ``--out``. Measure on an idle machine.
 """
 
@@ -19,6 +22,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+import numba
 
 try:
     from machu_env.benchmarks.machine import describe
@@ -38,14 +43,18 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--steps", type=int, default=204_800, help="env steps per measurement")
     p.add_argument("--rounds", type=int, default=2, help="rounds of 1 and 2 threads")
     p.add_argument("--players", type=int, default=2, choices=range(2, 6))
+    p.add_argument("--chunksize", type=int, default=0, help="also 2 threads with numba's "
+                   "dynamic scheduling in chunks of this many games (0: not measured)")
     p.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     a = p.parse_args(argv)
-    if a.steps < 16_384 or a.rounds < 1:
-        p.error("--steps must be >= 16384 (one rollout) and --rounds >= 1")
-    runs: dict[str, list[dict]] = {name: [] for name in WAYS}
+    if a.steps < 16_384 or a.rounds < 1 or a.chunksize < 0:
+        p.error("--steps must be >= 16384 (one rollout), --rounds >= 1 and --chunksize >= 0")
+    ways = {**WAYS, **({f"2 threads, chunksize {a.chunksize}": 2} if a.chunksize else {})}
+    runs: dict[str, list[dict]] = {name: [] for name in ways}
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for r in range(a.rounds):
-        for name, way in WAYS.items():
+        for name, way in ways.items():
+            numba.set_parallel_chunksize(a.chunksize if "chunksize" in name else 0)
             s = machu_train(a.steps, a.players, way, "fp32")
             runs[name].append({k: round(float(s[k]), 2) for k in KEYS})
             print(f"round {r + 1} {name:>30}: {s['steps_per_second']:>9,.0f} steps/s (update "

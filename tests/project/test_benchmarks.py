@@ -55,7 +55,8 @@ def test_train_speed_refuses_bad_arguments(argv, tmp_path, capsys):
     assert not (tmp_path / "out").exists()  # nothing measured, nothing written
 
 
-@pytest.mark.parametrize("argv", [["--steps", "100"], ["--rounds", "0"], ["--players", "6"]])
+@pytest.mark.parametrize("argv", [["--steps", "100"], ["--rounds", "0"], ["--players", "6"],
+                                  ["--chunksize", "-1"]])
 def test_thread_scaling_refuses_bad_arguments(argv, tmp_path, capsys):
     import thread_scaling
 
