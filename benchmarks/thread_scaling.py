@@ -5,13 +5,15 @@
 
 Each round trains ``--steps`` env steps (``train_speed.machu_train``: the defaults, the default
 pool with a frozen copy of the initial policy, no evaluation, after a warm-up) with 1 thread,
-then with 2 (torch's and numba's). Rounds alternate so that a drift of the machine shows in
-both alike. (The published figures of 2026-11-27 also measured rollouts split into two parts
-collected on a thread each, with the version of this script in commit 1b3f8b5: slower, see
-docs/research.md, and not kept.) ``--chunksize N`` adds 2 threads with numba's dynamic
-scheduling in chunks of N games (``numba.set_parallel_chunksize``; 0, the default, splits the
-games evenly between the threads). Writes ``thread_scaling.json`` (machine,
-versions, date) under ``--out``. Measure on an idle machine.
+then with 2 (torch's and numba's), then with 2 and ``--overlap`` (``train/overlap.py``: the
+next rollout collected on one core while the update runs on the other). Rounds alternate so
+that a drift of the machine shows in all alike. (The published figures of 2026-11-27 also
+measured rollouts split into two parts collected on a thread each, with the version of this
+script in commit 1b3f8b5: slower, see docs/research.md, and not kept.) ``--chunksize N`` adds
+2 threads with numba's dynamic scheduling in chunks of N games
+(``numba.set_parallel_chunksize``; 0, the default, splits the games evenly between the
+threads). Writes ``thread_scaling.json`` (machine, versions, date) under ``--out``. Measure on
+an idle machine.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ except ImportError:  # run as a script: python benchmarks/thread_scaling.py
     from machine import describe
     from train_speed import machu_train
 
-WAYS = {"1 thread": 1, "2 threads": 2}
+WAYS = {"1 thread": (1, False), "2 threads": (2, False), "2 threads, overlap": (2, True)}
 KEYS = ("steps_per_second", "seconds", "update_seconds", "rollout_policy_seconds",
         "simulator_seconds")
 
@@ -49,13 +51,14 @@ def main(argv: list[str] | None = None) -> dict:
     a = p.parse_args(argv)
     if a.steps < 16_384 or a.rounds < 1 or a.chunksize < 0:
         p.error("--steps must be >= 16384 (one rollout), --rounds >= 1 and --chunksize >= 0")
-    ways = {**WAYS, **({f"2 threads, chunksize {a.chunksize}": 2} if a.chunksize else {})}
+    ways = {**WAYS, **({f"2 threads, chunksize {a.chunksize}": (2, False)} if a.chunksize
+                       else {})}
     runs: dict[str, list[dict]] = {name: [] for name in ways}
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for r in range(a.rounds):
-        for name, way in ways.items():
+        for name, (threads, overlap) in ways.items():
             numba.set_parallel_chunksize(a.chunksize if "chunksize" in name else 0)
-            s = machu_train(a.steps, a.players, way, "fp32")
+            s = machu_train(a.steps, a.players, threads, "fp32", overlap=overlap)
             runs[name].append({k: round(float(s[k]), 2) for k in KEYS})
             print(f"round {r + 1} {name:>30}: {s['steps_per_second']:>9,.0f} steps/s (update "
                   f"{s['update_seconds']:.1f} s, policy {s['rollout_policy_seconds']:.1f} s, "

@@ -140,17 +140,19 @@ class PPOSettings:
         return PPOSettings(**{f.name: getattr(self, f.name) for f in fields(PPOSettings)})
 
 
-def set_threads(threads: int) -> None:
+def set_threads(threads: int, overlap: bool = False) -> None:
     """Use ``threads`` threads for torch and for the engine's numba kernels (0: leave both at
     their defaults). Two processes on a 2-core machine, each with numba's default of one
-    thread per core, trained 7x slower than with one thread each (2026-11-24)."""
-    if not threads:
-        return
+    thread per core, trained 7x slower than with one thread each (2026-11-24). ``overlap``
+    (train/overlap.py: the update and a rollout thread at once): torch gets half of them."""
     import numba
     import torch
 
-    torch.set_num_threads(threads)
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    if threads:
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    if threads or overlap:
+        total = threads or torch.get_num_threads()
+        torch.set_num_threads(max(1, total // 2) if overlap else total)
 
 
 def bf16_supported() -> bool:
@@ -226,6 +228,9 @@ class PPO:
         self.optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(int(seed))
         self.buffer = Rollout(settings.n_steps, settings.n_envs, int(net.config["obs_size"]))
+        # the rollout's policy and sampling stream: the learner's own, or (train/overlap.py)
+        # a copy synchronised after each update and a stream of its own
+        self.actor_net, self.rollout_generator = net, self.generator
         self.num_timesteps = 0
         self.n_updates = 0
         self.progress = 0.0  # the run's share done (the trainer sets it): the entropy schedule
@@ -246,9 +251,9 @@ class PPO:
         import torch
 
         with torch.no_grad(), self._autocast():
-            logits, values = self.net(obs.to(self.device))
+            logits, values = self.actor_net(obs.to(self.device))
         logits = play_logits(logits.float().cpu(), masks)
-        u = torch.rand(logits.shape, generator=self.generator).clamp_(1e-20, 1.0)
+        u = torch.rand(logits.shape, generator=self.rollout_generator).clamp_(1e-20, 1.0)
         actions = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
         logp = torch.log_softmax(logits, dim=1).gather(1, actions[:, None])[:, 0]
         return actions, logp, values.float()[:, 0].cpu()
@@ -257,12 +262,13 @@ class PPO:
         import torch
 
         with torch.no_grad(), self._autocast():
-            return self.net(torch.as_tensor(obs).to(self.device))[1].float()[:, 0].cpu()
+            return self.actor_net(torch.as_tensor(obs).to(self.device))[1].float()[:, 0].cpu()
 
-    def collect(self, env, on_episodes=None) -> None:
-        """One rollout of ``n_steps`` learner steps in every game of ``env``. ``on_episodes``
-        gets each step's ``StepResult`` (for win statistics)."""
-        B, g = self.buffer, self.s.gamma
+    def collect(self, env, on_episodes=None, buffer: Rollout | None = None) -> None:
+        """One rollout of ``n_steps`` learner steps in every game of ``env`` (into ``buffer``,
+        by default the learner's). ``on_episodes`` gets each step's ``StepResult`` (for win
+        statistics)."""
+        B, g = self.buffer if buffer is None else buffer, self.s.gamma
         for t in range(self.s.n_steps):
             t0 = time.perf_counter()
             actions, logp, values = self._policy(B.obs[t], B.masks[t])
