@@ -41,6 +41,7 @@ from machu_env.rules.actions import NUM_ACTIONS
 
 PRECISIONS = ("fp32", "bf16")
 MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
+MAX_LAG_WEIGHT = 2.0  # decoupled PPO: the cap of a sample's proximal / behaviour probability
 
 
 def rollout_bytes(n_steps: int, n_envs: int, obs_size: int = OBS_V2_SIZE) -> int:
@@ -231,6 +232,7 @@ class PPO:
         # the rollout's policy and sampling stream: the learner's own, or (train/overlap.py)
         # a copy synchronised after each update and a stream of its own
         self.actor_net, self.rollout_generator = net, self.generator
+        self.decoupled = False  # (overlap.py) the data is one update old: decoupled PPO
         self.num_timesteps = 0
         self.n_updates = 0
         self.progress = 0.0  # the run's share done (the trainer sets it): the entropy schedule
@@ -359,6 +361,12 @@ class PPO:
         obs, masks = B.obs[:T].reshape(T * N, -1).to(dev), B.masks[:T].reshape(T * N, -1).to(dev)
         actions, old_logp = B.actions.reshape(-1).to(dev), B.logp.reshape(-1).to(dev)
         adv, returns = adv.reshape(-1).to(dev), returns.reshape(-1).to(dev)
+        # decoupled PPO (Hilton et al. 2022, "Batch size-invariance for policy optimization"):
+        # data played by an older policy (--overlap) is clipped around the policy the update
+        # starts from (the proximal one) and reweighted by proximal / behaviour probabilities
+        prox_logp = self._logp(obs, masks, actions) if self.decoupled else old_logp
+        weights = (torch.exp(prox_logp - old_logp).clamp_(max=MAX_LAG_WEIGHT)
+                   if self.decoupled else None)
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0,
                  "approx_kl": 0.0}
         if s.magnet_coef > 0:
@@ -375,9 +383,12 @@ class PPO:
                 a = adv[idx]
                 if a.numel() > 1:
                     a = (a - a.mean()) / (a.std() + 1e-8)
-                ratio = torch.exp(logp - old_logp[idx])  # (the masks' -1e8 stay finite)
+                ratio = torch.exp(logp - prox_logp[idx])  # (the masks' -1e8 stay finite)
                 clipped = torch.clamp(ratio, 1 - s.clip_range, 1 + s.clip_range)
-                policy_loss = -torch.min(a * ratio, a * clipped).mean()
+                surrogate = torch.min(a * ratio, a * clipped)
+                if weights is not None:
+                    surrogate = surrogate * weights[idx]
+                policy_loss = -surrogate.mean()
                 value_loss = torch.nn.functional.mse_loss(returns[idx], values.float()[:, 0])
                 entropy_loss = -entropy.mean()
                 loss = policy_loss + ent_coef * entropy_loss + s.vf_coef * value_loss
@@ -394,13 +405,28 @@ class PPO:
                 stats["entropy"] += float(-entropy_loss.detach())
                 stats["clip_fraction"] += float(((ratio - 1).abs() > s.clip_range).float().mean())
                 with torch.no_grad():  # sb3's estimator of KL(old || new)
-                    log_ratio = logp.detach() - old_logp[idx]
+                    log_ratio = logp.detach() - prox_logp[idx]
                     stats["approx_kl"] += float(((log_ratio.exp() - 1) - log_ratio).mean())
                 n += 1
         self.n_updates += s.n_epochs
         B.carry_over()
         self.seconds["update"] += time.perf_counter() - t0
         return {**{k: v / n for k, v in stats.items()}, "ent_coef": ent_coef}
+
+    def _logp(self, obs, masks, actions):
+        """The current policy's log-probabilities of ``actions`` (no gradient), minibatch by
+        minibatch: the proximal policy of decoupled PPO."""
+        import torch
+
+        out = torch.empty(actions.shape[0], device=actions.device)
+        with torch.no_grad():
+            for start in range(0, actions.shape[0], self.s.batch_size):
+                end = start + self.s.batch_size
+                with self._autocast():
+                    logits = self.update_net(obs[start:end])[0]
+                logp_all = torch.log_softmax(masked_logits(logits.float(), masks[start:end]), 1)
+                out[start:end] = logp_all.gather(1, actions[start:end, None])[:, 0]
+        return out
 
     def predict(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The most probable legal action of every row (deterministic play)."""

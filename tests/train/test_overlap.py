@@ -57,6 +57,7 @@ def test_the_next_rollout_is_played_by_the_policy_before_the_update():
     both = Overlap(model, seed=0, threads=2)
     try:
         before = copy.deepcopy(model.net)
+        assert model.decoupled  # (the update clips around the policy it starts from)
         both.step(env, None, timesteps=10_000)  # update 1 on rollout 1; rollout 2 collected
         assert both.pending and model.num_timesteps == 8 * 16  # (the steps trained on)
         recorded = model.buffer.logp  # rollout 2, waiting for update 2
@@ -133,3 +134,20 @@ def test_machu_train_overlap_runs(tmp_path):
     assert (out / "latest.safetensors").is_file()
     assert '"overlap": true' in (out / "config.json").read_text()
     assert np.isfinite(float(r.output.split('"steps_per_second": ')[1].split(",")[0]))
+
+
+def test_decoupled_ppo_on_data_of_the_current_policy_is_plain_ppo():
+    import torch
+
+    models = []
+    for decoupled in (False, True):
+        model, env = _model_and_env(seed=3)
+        model.collect(env)
+        model.decoupled = decoupled
+        stats = model.update()
+        models.append((model, stats))
+    (plain, a), (decoupled, b) = models
+    for p, q in zip(plain.net.parameters(), decoupled.net.parameters(), strict=True):
+        assert torch.allclose(p, q, atol=1e-6)
+    assert abs(a["policy_loss"] - b["policy_loss"]) < 1e-6
+
