@@ -69,6 +69,7 @@ class TrainConfig(PPOSettings):
     imitate_epochs: int = 4
     device: str = "auto"
     threads: int = 0
+    overlap: bool = False  # collect the next rollout while updating (train/overlap.py)
     league: bool = False
     exploiter_every: int = 2_000_000
     exploiter_steps: int = 500_000
@@ -117,7 +118,7 @@ class TrainConfig(PPOSettings):
 
         check_int("threads", self.threads, 0, MAX_THREADS)
         check_int("observation", self.observation, 0, 3)
-        for name in ("league", "exploit_greedy"):
+        for name in ("league", "exploit_greedy", "overlap"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         for name in ("exploiter_share", "stop_at", "head_start"):

@@ -41,6 +41,7 @@ from machu_env.rules.actions import NUM_ACTIONS
 
 PRECISIONS = ("fp32", "bf16")
 MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
+MAX_LAG_WEIGHT = 2.0  # decoupled PPO: the cap of a sample's proximal / behaviour probability
 
 
 def rollout_bytes(n_steps: int, n_envs: int, obs_size: int = OBS_V2_SIZE) -> int:
@@ -140,17 +141,19 @@ class PPOSettings:
         return PPOSettings(**{f.name: getattr(self, f.name) for f in fields(PPOSettings)})
 
 
-def set_threads(threads: int) -> None:
+def set_threads(threads: int, overlap: bool = False) -> None:
     """Use ``threads`` threads for torch and for the engine's numba kernels (0: leave both at
     their defaults). Two processes on a 2-core machine, each with numba's default of one
-    thread per core, trained 7x slower than with one thread each (2026-11-24)."""
-    if not threads:
-        return
+    thread per core, trained 7x slower than with one thread each (2026-11-24). ``overlap``
+    (train/overlap.py: the update and a rollout thread at once): torch gets half of them."""
     import numba
     import torch
 
-    torch.set_num_threads(threads)
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    if threads:
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    if threads or overlap:
+        total = threads or torch.get_num_threads()
+        torch.set_num_threads(max(1, total // 2) if overlap else total)
 
 
 def bf16_supported() -> bool:
@@ -226,6 +229,10 @@ class PPO:
         self.optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(int(seed))
         self.buffer = Rollout(settings.n_steps, settings.n_envs, int(net.config["obs_size"]))
+        # the rollout's policy and sampling stream: the learner's own, or (train/overlap.py)
+        # a copy synchronised after each update and a stream of its own
+        self.actor_net, self.rollout_generator = net, self.generator
+        self.decoupled = False  # (overlap.py) the data is one update old: decoupled PPO
         self.num_timesteps = 0
         self.n_updates = 0
         self.progress = 0.0  # the run's share done (the trainer sets it): the entropy schedule
@@ -246,9 +253,9 @@ class PPO:
         import torch
 
         with torch.no_grad(), self._autocast():
-            logits, values = self.net(obs.to(self.device))
+            logits, values = self.actor_net(obs.to(self.device))
         logits = play_logits(logits.float().cpu(), masks)
-        u = torch.rand(logits.shape, generator=self.generator).clamp_(1e-20, 1.0)
+        u = torch.rand(logits.shape, generator=self.rollout_generator).clamp_(1e-20, 1.0)
         actions = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
         logp = torch.log_softmax(logits, dim=1).gather(1, actions[:, None])[:, 0]
         return actions, logp, values.float()[:, 0].cpu()
@@ -257,12 +264,13 @@ class PPO:
         import torch
 
         with torch.no_grad(), self._autocast():
-            return self.net(torch.as_tensor(obs).to(self.device))[1].float()[:, 0].cpu()
+            return self.actor_net(torch.as_tensor(obs).to(self.device))[1].float()[:, 0].cpu()
 
-    def collect(self, env, on_episodes=None) -> None:
-        """One rollout of ``n_steps`` learner steps in every game of ``env``. ``on_episodes``
-        gets each step's ``StepResult`` (for win statistics)."""
-        B, g = self.buffer, self.s.gamma
+    def collect(self, env, on_episodes=None, buffer: Rollout | None = None) -> None:
+        """One rollout of ``n_steps`` learner steps in every game of ``env`` (into ``buffer``,
+        by default the learner's). ``on_episodes`` gets each step's ``StepResult`` (for win
+        statistics)."""
+        B, g = self.buffer if buffer is None else buffer, self.s.gamma
         for t in range(self.s.n_steps):
             t0 = time.perf_counter()
             actions, logp, values = self._policy(B.obs[t], B.masks[t])
@@ -353,6 +361,12 @@ class PPO:
         obs, masks = B.obs[:T].reshape(T * N, -1).to(dev), B.masks[:T].reshape(T * N, -1).to(dev)
         actions, old_logp = B.actions.reshape(-1).to(dev), B.logp.reshape(-1).to(dev)
         adv, returns = adv.reshape(-1).to(dev), returns.reshape(-1).to(dev)
+        # decoupled PPO (Hilton et al. 2022, "Batch size-invariance for policy optimization"):
+        # data played by an older policy (--overlap) is clipped around the policy the update
+        # starts from (the proximal one) and reweighted by proximal / behaviour probabilities
+        prox_logp = self._logp(obs, masks, actions) if self.decoupled else old_logp
+        weights = (torch.exp(prox_logp - old_logp).clamp_(max=MAX_LAG_WEIGHT)
+                   if self.decoupled else None)
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0,
                  "approx_kl": 0.0}
         if s.magnet_coef > 0:
@@ -369,9 +383,12 @@ class PPO:
                 a = adv[idx]
                 if a.numel() > 1:
                     a = (a - a.mean()) / (a.std() + 1e-8)
-                ratio = torch.exp(logp - old_logp[idx])  # (the masks' -1e8 stay finite)
+                ratio = torch.exp(logp - prox_logp[idx])  # (the masks' -1e8 stay finite)
                 clipped = torch.clamp(ratio, 1 - s.clip_range, 1 + s.clip_range)
-                policy_loss = -torch.min(a * ratio, a * clipped).mean()
+                surrogate = torch.min(a * ratio, a * clipped)
+                if weights is not None:
+                    surrogate = surrogate * weights[idx]
+                policy_loss = -surrogate.mean()
                 value_loss = torch.nn.functional.mse_loss(returns[idx], values.float()[:, 0])
                 entropy_loss = -entropy.mean()
                 loss = policy_loss + ent_coef * entropy_loss + s.vf_coef * value_loss
@@ -388,13 +405,28 @@ class PPO:
                 stats["entropy"] += float(-entropy_loss.detach())
                 stats["clip_fraction"] += float(((ratio - 1).abs() > s.clip_range).float().mean())
                 with torch.no_grad():  # sb3's estimator of KL(old || new)
-                    log_ratio = logp.detach() - old_logp[idx]
+                    log_ratio = logp.detach() - prox_logp[idx]
                     stats["approx_kl"] += float(((log_ratio.exp() - 1) - log_ratio).mean())
                 n += 1
         self.n_updates += s.n_epochs
         B.carry_over()
         self.seconds["update"] += time.perf_counter() - t0
         return {**{k: v / n for k, v in stats.items()}, "ent_coef": ent_coef}
+
+    def _logp(self, obs, masks, actions):
+        """The current policy's log-probabilities of ``actions`` (no gradient), minibatch by
+        minibatch: the proximal policy of decoupled PPO."""
+        import torch
+
+        out = torch.empty(actions.shape[0], device=actions.device)
+        with torch.no_grad():
+            for start in range(0, actions.shape[0], self.s.batch_size):
+                end = start + self.s.batch_size
+                with self._autocast():
+                    logits = self.update_net(obs[start:end])[0]
+                logp_all = torch.log_softmax(masked_logits(logits.float(), masks[start:end]), 1)
+                out[start:end] = logp_all.gather(1, actions[start:end, None])[:, 0]
+        return out
 
     def predict(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The most probable legal action of every row (deterministic play)."""

@@ -46,7 +46,7 @@ NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}", re.ASCII)
 MAX_PHASES = 8
 # set by the recipe runner, never by a recipe file
 RESERVED = ("players", "seed", "out", "init", "frozen", "timesteps", "minutes", "threads",
-            "device", "recipe", "ray")
+            "overlap", "device", "recipe", "ray")
 HEURISTICS = ("random", "builder", "gold", "racer")
 KEEP = ("last", "ladder")  # the recipe's agent: the last policy, or the best on the ladder
 
@@ -172,7 +172,7 @@ def _heuristics_only(config, where: str) -> None:
 
 def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
         timesteps: int = 0, threads: int = 0, device: str = "auto", resume: bool = False,
-        verbose: bool = True) -> dict[str, Any]:
+        verbose: bool = True, overlap: bool = False) -> dict[str, Any]:
     """Train the recipe ``name`` into ``out`` (see the module); returns the recipe's summary
     (also ``OUT/recipe.json``). ``minutes``/``timesteps``: the budgets (0: the recipe's)."""
     from machu_env.core.checks import check_int
@@ -201,7 +201,7 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
                          players=recipe["players"], seed=seed, out=str(folder),
                          timesteps=min(budget_steps - steps, phase.get("timesteps", 10**10)),
                          minutes=budget_minutes * phase["until"],
-                         threads=threads, device=device, recipe=name,
+                         threads=threads, overlap=overlap, device=device, recipe=name,
                          init=str(out / previous / "latest.safetensors") if previous else "")
         if verbose:
             print(f"recipe {recipe['name']}: phase {phase['name']} (until "

@@ -36,8 +36,9 @@ a version-2 run with their input widened (they play as before).
 instead of fresh weights. ``--head-start S``, a curriculum: in a share S of the training games
 the learner starts holding a free priest card (``PoolVecEnv``); evaluations play the rules.
 
-Speed: ``--precision bf16`` (autocast, where the CPU has bfloat16 arithmetic) and ``--threads``
-(torch's and numba's; 0 keeps their defaults; two runs on 2 cores: ``--threads 1`` each).
+Speed: ``--precision bf16`` (autocast, where the CPU has bfloat16 arithmetic), ``--threads``
+(torch's and numba's; 0 keeps their defaults; two runs on 2 cores: ``--threads 1`` each) and
+``--overlap`` (the next rollout collected while the learner updates: ``overlap.py``).
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's 
 )
 from machu_env.train.evaluate import win_share_and_habits
 from machu_env.train.league import evaluate_members, pfsp_weights
+from machu_env.train.overlap import stepper
 from machu_env.train.ppo import (
     PPO,
     bf16_supported,
@@ -91,7 +93,7 @@ class Trainer:
                 raise ValueError(f"nothing to resume: {saved_path} does not exist")
             saved = TrainConfig.load(saved_path)
             saved.timesteps, saved.device, saved.out = config.timesteps, config.device, config.out
-            saved.threads, saved.ray = config.threads, config.ray
+            saved.threads, saved.ray, saved.overlap = config.threads, config.ray, config.overlap
             saved.minutes = config.minutes or saved.minutes
             config = saved
         config.check()
@@ -104,7 +106,7 @@ class Trainer:
             raise ValueError(f"--out {self.out} is a file: give a folder for the run")
 
         self.device = torch_device(c.device)
-        set_threads(c.threads)  # before any torch op (an OpenMP team at the default size spins)
+        set_threads(c.threads, c.overlap)  # before any torch op (an OpenMP team spins)
         if not c.net_arch and not resume:  # --init's own shape, or the default one
             c.net_arch = arch_of(init_path(c.init)) if c.init else c.arch()
         if not c.observation:  # --init's own observation, or version 1
@@ -387,11 +389,10 @@ class Trainer:
         if m.num_timesteps < c.timesteps:
             self.env.reset()
             m.start(self.env)
+        steps = stepper(m, c.seed, c.threads, c.overlap)  # (--overlap: one rollout ahead)
         while m.num_timesteps < c.timesteps:
             t0 = time.perf_counter()
-            m.collect(self.env, on_episodes)
-            m.progress = m.num_timesteps / c.timesteps  # (the entropy schedule)
-            losses = m.update()
+            losses = steps.step(self.env, on_episodes, c.timesteps)
             self.train_seconds += time.perf_counter() - t0
             self._steps_this_session = m.num_timesteps - start_steps
             self.progress.update(int(m.num_timesteps))
@@ -414,6 +415,7 @@ class Trainer:
                     break  # --stop-at: strong enough
             if 0 < c.minutes * 60 <= self.elapsed_now():
                 break  # --minutes: the time budget is spent (a last checkpoint below)
+        steps.close()
         if self.history[-1]["timesteps"] != m.num_timesteps:
             self._checkpoint()
         self.progress.close()

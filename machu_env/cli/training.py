@@ -81,6 +81,9 @@ def train(
                                   "arithmetic)"),
     threads: int = typer.Option(0, min=0, max=256, help="torch and numba threads (0: their "
                                 "defaults)"),
+    overlap: bool = typer.Option(False, help="collect the next rollout on a thread of its own "
+                                 "while the learner updates (one update of policy lag; "
+                                 "--threads are split between the two)"),
     torch_compile: bool = typer.Option(False, help="run the PPO update through torch.compile "
                                        "(needs a C++ compiler; compiling takes a while)"),
     league: bool = typer.Option(False, help="league training: exploiters of the main agent "
@@ -126,7 +129,7 @@ def train(
                                      "the rules)"),
     recipe: str = typer.Option("", help="train a shipped recipe from scratch, every phase "
                                "(RECIPES); with it only --out, --seed, --minutes, --timesteps "
-                               "(budgets), --threads, --device and --resume apply"),
+                               "(budgets), --threads, --overlap, --device and --resume apply"),
 ) -> None:
     """Self-play or league training (masked PPO) against an opponent pool; see
     train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
@@ -157,7 +160,8 @@ def train(
     console.print_json(json.dumps(summary))
 
 
-RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "device")
+RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "overlap",
+                  "device")
 
 
 def run_recipe(options: dict, resume: bool) -> None:
@@ -180,7 +184,7 @@ def run_recipe(options: dict, resume: bool) -> None:
         summary = recipes.run(options["recipe"], options["out"], seed=options["seed"],
                               minutes=options["minutes"], timesteps=steps,
                               threads=options["threads"], device=options["device"],
-                              resume=resume)
+                              resume=resume, overlap=options["overlap"])
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
     console.print_json(json.dumps(summary))

@@ -2,7 +2,8 @@
 legal-action lists, ``counts`` (N,) their lengths, ``rngs`` (N,) one generator per game.
 
 Each game's setups and random choices come from its own generator, so results depend only on
-the seed, never on how games are spread over threads. Loops over games use ``prange``.
+the seed, never on how games are spread over threads. Loops over games use ``prange``; the
+kernels release the GIL (``nogil``), so a trainer's update runs beside a rollout thread.
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ def _new_game(states, bufs, counts, rngs, i, num_players, learning):
     counts[i] = advance(states[i], bufs[i])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def reset_all(states, bufs, counts, rngs, num_players, learning):
     for i in prange(states.shape[0]):
         _new_game(states, bufs, counts, rngs, i, num_players, learning)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def illegal_games(bufs, counts, actions, bad):
     """``bad[i] = 1`` where ``actions[i]`` is not legal in game i."""
     for i in prange(bufs.shape[0]):
@@ -43,7 +44,7 @@ def illegal_games(bufs, counts, actions, bad):
         bad[i] = 1 - ok
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def legal_mask(bufs, counts, mask):
     for i in prange(bufs.shape[0]):
         mask[i, :] = False
@@ -51,13 +52,13 @@ def legal_mask(bufs, counts, mask):
             mask[i, bufs[i, k]] = True
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def observe_deciders(states, out):
     for i in prange(states.shape[0]):
         encode(states[i], states[i, L.DECIDER], out[i])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def observe_seats(states, seats, out):
     for i in prange(states.shape[0]):
         encode(states[i], seats[i], out[i])
@@ -71,7 +72,7 @@ def _finish(states, i, scratch, mode, rewards_row):
     terminal_rewards(scratch[i], n, mode, rewards_row)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def step_all(states, bufs, counts, rngs, actions, rewards, dones, scratch, num_players, learning,
              mode):
     """One decision in every game; finished games get their terminal rewards and restart."""
@@ -84,7 +85,7 @@ def step_all(states, bufs, counts, rngs, actions, rewards, dones, scratch, num_p
             _new_game(states, bufs, counts, rngs, i, num_players, learning)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def random_playout(states, bufs, counts, rngs, steps, num_players, learning, stats):
     """Game i plays ``steps[i]`` random legal decisions (restarting finished games);
     ``stats[i]`` counts its finished games, rescue and conquest endings."""
@@ -119,7 +120,7 @@ def _learner_new_game(states, bufs, counts, rngs, seats, i, fixed_seat, num_play
             return
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def learner_reset_all(states, bufs, counts, rngs, seats, fixed_seat, num_players, learning,
                       random_opponents):
     for i in prange(states.shape[0]):
@@ -127,7 +128,7 @@ def learner_reset_all(states, bufs, counts, rngs, seats, fixed_seat, num_players
                           learning, random_opponents)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def learner_step_all(states, bufs, counts, rngs, seats, actions, rewards, dones, terminal_obs,
                      scratch, score_rows, fixed_seat, num_players, learning, mode):
     """The learner's decision in every game, then random opponents until the learner decides
@@ -145,7 +146,7 @@ def learner_step_all(states, bufs, counts, rngs, seats, actions, rewards, dones,
                               learning, True)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def step_some(states, bufs, counts, idx, actions):
     """One decision in the games ``idx`` (no restart)."""
     for j in prange(idx.shape[0]):
@@ -153,7 +154,7 @@ def step_some(states, bufs, counts, idx, actions):
         counts[i] = step(states[i], actions[j], bufs[i])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def random_legal(bufs, counts, rngs, out):
     """A uniformly random legal action id of every game into ``out`` (``rngs``: one stream per
     game, not the games' own: sampling actions changes no game)."""

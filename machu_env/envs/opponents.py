@@ -52,13 +52,13 @@ def _compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, nois
         counts[i] = step(s, a, bufs[i])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise, idx):
     for j in prange(idx.shape[0]):
         _compiled_until_stop(states, bufs, counts, rngs, seats, kinds, weights, noise, idx[j])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def opponent_turns(states, bufs, counts, rngs, seats, kinds, weights, noise, idx, actions,
                    flags, obs, mask, rows, which):
     """One round of opponents' moves in the games ``idx``, written in place for the frozen
@@ -126,7 +126,7 @@ def _new_game(states, bufs, counts, rngs, seats, kinds, cum, i, fixed_seat, num_
     _head_start(states[i], seats[i], rngs, i, head_start)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def new_games(states, bufs, counts, rngs, seats, kinds, cum, idx, fixed_seat, num_players,
               learning, head_start):
     """Restart the games ``idx``: a new setup, learner seat and opponents (and the learner's
@@ -136,7 +136,7 @@ def new_games(states, bufs, counts, rngs, seats, kinds, cum, idx, fixed_seat, nu
                   num_players, learning, head_start)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def finish_games(states, seats, idx, scratch, score_rows, mode, rewards, terminal_obs, won):
     """Terminal reward, observation and win flag of the learner in the finished games ``idx``."""
     for j in prange(idx.shape[0]):
@@ -147,7 +147,7 @@ def finish_games(states, seats, idx, scratch, score_rows, mode, rewards, termina
         won[i] = scratch[i, seats[i], SC_WINNER]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def step_learners(states, bufs, counts, rngs, seats, kinds, weights, noise, cum, actions,
                   learner_steps, max_learner_steps, max_decisions, fixed_seat, num_players,
                   learning, head_start, scratch, score_rows, mode, rewards, ended, cut,
