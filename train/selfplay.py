@@ -36,9 +36,8 @@ a version-2 run with their input widened (they play as before).
 instead of fresh weights. ``--head-start S``, a curriculum: in a share S of the training games
 the learner starts holding a free priest card (``PoolVecEnv``); evaluations play the rules.
 
-Speed: ``--precision bf16`` (autocast, where the CPU has bfloat16 arithmetic), ``--threads``
-(torch's and numba's; 0 keeps their defaults; two runs on 2 cores: ``--threads 1`` each) and
-``--overlap`` (the next rollout collected while the learner updates: ``overlap.py``).
+Speed: ``--precision bf16`` (autocast), ``--threads`` (torch's and numba's; 0: their defaults;
+two runs on 2 cores: ``--threads 1`` each), ``--overlap`` (rollout beside update: overlap.py).
 """
 
 from __future__ import annotations
@@ -367,8 +366,7 @@ class Trainer:
         goal = f"{c.stop_at:.0%} against gold" if c.stop_at > 0 else ""
         self.progress = Progress(c.timesteps, int(m.num_timesteps), enabled=self.verbose,
                                  goal=goal, seconds=c.minutes * 60 - self.elapsed_now())
-        warning = busy_warning(c.threads) if self.verbose else None
-        if warning:
+        if warning := (busy_warning(c.threads) if self.verbose else None):
             self.progress.say(warning)
         if not self.history:  # the starting policy is a checkpoint too: best.safetensors
             self._checkpoint()  # exists even when training never beats it (an --init run)
@@ -389,7 +387,7 @@ class Trainer:
         if m.num_timesteps < c.timesteps:
             self.env.reset()
             m.start(self.env)
-        steps = stepper(m, c.seed, c.threads, c.overlap)  # (--overlap: one rollout ahead)
+        steps = stepper(m, c.seed, c.threads, c.overlap)
         while m.num_timesteps < c.timesteps:
             t0 = time.perf_counter()
             losses = steps.step(self.env, on_episodes, c.timesteps)
