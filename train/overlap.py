@@ -10,8 +10,9 @@ one update of policy lag, as in APPO and Sample Factory: rollout ``k + 1`` is pl
 policy before update ``k``. The update then uses decoupled PPO (Hilton et al. 2022): the ratio
 is clipped around the policy the update starts from, and each sample is reweighted by that
 policy's probability over the one that played it (capped at ``ppo.MAX_LAG_WEIGHT``). Plain
-PPO's clipping around the older policy needed about twice the steps to 95 % against ``gold``
-(2026-11-28, docs/research.md).
+PPO's clipping around the older policy needed about twice the steps to 95 % against ``gold``;
+the decoupled update needed about as many as the plain trainer (2026-11-28, three seeds each,
+docs/research.md).
 
 The copy is synchronised after every update, the rollout thread has its own sampling stream
 (seeded from the run's seed), and everything else a trainer does between updates —
