@@ -71,7 +71,6 @@ class Overlap:
         import torch
 
         numba_threads = split_threads(threads or numba.get_num_threads())[1]
-
         self.model = model
         model.actor_net = copy.deepcopy(model.net).eval().requires_grad_(False)
         model.decoupled = True  # (its data is one update old: ppo.PPO.update)
