@@ -70,7 +70,8 @@ class Overlap:
         import numba
         import torch
 
-        numba_threads = split_threads(threads or numba.get_num_threads())[1]
+        self.threads = threads or numba.get_num_threads()
+        numba_threads = split_threads(self.threads)[1]
         self.model = model
         model.actor_net = copy.deepcopy(model.net).eval().requires_grad_(False)
         model.decoupled = True  # (its data is one update old: ppo.PPO.update)
@@ -88,6 +89,8 @@ class Overlap:
         update's loss statistics. The model's ``num_timesteps`` counts the steps trained on:
         a rollout still waiting for its update is not in it (checkpoints, snapshots and
         evaluations are labelled with the steps their policy learned from)."""
+        import torch
+
         m = self.model
         batch = m.s.n_steps * m.s.n_envs
         if self.pending:  # (a rollout counts in num_timesteps once it is trained on)
@@ -103,8 +106,9 @@ class Overlap:
             nxt.starts[0].copy_(last.starts[-1])
             future = self._pool.submit(m.collect, env, on_episodes, nxt)
         try:
-            losses = m.update()
+            losses = m.update(between=lambda: self._widen(future))
         finally:
+            torch.set_num_threads(split_threads(self.threads)[0])
             if future is not None:
                 future.result()  # (a failed rollout raises here, after the update)
         m.actor_net.load_state_dict(m.net.state_dict())
@@ -113,6 +117,13 @@ class Overlap:
             m.num_timesteps -= batch  # (collected, not yet trained on)
         self.pending = future is not None
         return losses
+
+    def _widen(self, future) -> None:
+        """Once the rollout thread is done, the rest of the update takes every thread."""
+        import torch
+
+        if (future is None or future.done()) and torch.get_num_threads() != self.threads:
+            torch.set_num_threads(self.threads)
 
     def close(self) -> None:
         """Stop the rollout thread (no rollout is in flight between steps)."""

@@ -345,8 +345,9 @@ class PPO:
             log_mu = torch.log_softmax(masked_logits(mu_logits.float(), masks), dim=1)
         return (pi * torch.where(masks, logp_all - log_mu, torch.zeros_like(logp_all))).sum(1)
 
-    def update(self) -> dict[str, float]:
-        """``n_epochs`` passes of minibatch PPO over the buffer; returns loss statistics."""
+    def update(self, between=None) -> dict[str, float]:
+        """``n_epochs`` passes of minibatch PPO over the buffer; returns loss statistics.
+        ``between`` (overlap.py), if given, is called before each minibatch."""
         import torch
 
         t0 = time.perf_counter()
@@ -362,24 +363,31 @@ class PPO:
         actions, old_logp = B.actions.reshape(-1).to(dev), B.logp.reshape(-1).to(dev)
         adv, returns = adv.reshape(-1).to(dev), returns.reshape(-1).to(dev)
         # decoupled PPO (Hilton et al. 2022, "Batch size-invariance for policy optimization"):
-        # data played by an older policy (--overlap) is clipped around the policy the update
-        # starts from (the proximal one) and reweighted by proximal / behaviour probabilities
-        prox_logp = self._logp(obs, masks, actions) if self.decoupled else old_logp
-        weights = (torch.exp(prox_logp - old_logp).clamp_(max=MAX_LAG_WEIGHT)
-                   if self.decoupled else None)
+        # data played by an older policy (--overlap) is clipped around a proximal policy and
+        # reweighted by proximal / behaviour probabilities. The proximal policy of a sample is
+        # the one that first sees it in this update (its first epoch's minibatch): no pass of
+        # its own over the buffer, which would lengthen overlap's critical path by a sixth
+        prox_logp = old_logp.clone() if self.decoupled else old_logp
+        weights = torch.ones_like(old_logp) if self.decoupled else None
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0,
                  "approx_kl": 0.0}
         if s.magnet_coef > 0:
             stats["magnet_kl"] = 0.0
         n = 0
-        for _ in range(s.n_epochs):
+        for epoch in range(s.n_epochs):
             order = torch.randperm(T * N, generator=self.generator).to(dev)
             for start in range(0, T * N, s.batch_size):
                 idx = order[start : start + s.batch_size]
+                if between is not None:
+                    between()
                 with self._autocast():
                     logits, values = self.update_net(obs[idx])
                 probs, logp_all, entropy = policy_terms(logits, masks[idx])
                 logp = logp_all.gather(1, actions[idx, None])[:, 0]
+                if weights is not None and epoch == 0:  # (the first visit: the proximal policy)
+                    prox_logp[idx] = logp.detach()
+                    weights[idx] = torch.exp(logp.detach() - old_logp[idx]).clamp_(
+                        max=MAX_LAG_WEIGHT)
                 a = adv[idx]
                 if a.numel() > 1:
                     a = (a - a.mean()) / (a.std() + 1e-8)
@@ -412,21 +420,6 @@ class PPO:
         B.carry_over()
         self.seconds["update"] += time.perf_counter() - t0
         return {**{k: v / n for k, v in stats.items()}, "ent_coef": ent_coef}
-
-    def _logp(self, obs, masks, actions):
-        """The current policy's log-probabilities of ``actions`` (no gradient), minibatch by
-        minibatch: the proximal policy of decoupled PPO."""
-        import torch
-
-        out = torch.empty(actions.shape[0], device=actions.device)
-        with torch.no_grad():
-            for start in range(0, actions.shape[0], self.s.batch_size):
-                end = start + self.s.batch_size
-                with self._autocast():
-                    logits = self.update_net(obs[start:end])[0]
-                logp_all = torch.log_softmax(masked_logits(logits.float(), masks[start:end]), 1)
-                out[start:end] = logp_all.gather(1, actions[start:end, None])[:, 0]
-        return out
 
     def predict(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The most probable legal action of every row (deterministic play)."""

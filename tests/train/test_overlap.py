@@ -136,12 +136,15 @@ def test_machu_train_overlap_runs(tmp_path):
     assert np.isfinite(float(r.output.split('"steps_per_second": ')[1].split(",")[0]))
 
 
-def test_decoupled_ppo_on_data_of_the_current_policy_is_plain_ppo():
+def test_decoupled_ppo_on_data_of_the_current_policy_is_plain_ppo_within_one_pass():
+    """One epoch, one minibatch: the proximal policy (the first visit) is the policy that
+    played the data, so decoupled PPO takes plain PPO's step."""
     import torch
 
     models = []
     for decoupled in (False, True):
         model, env = _model_and_env(seed=3)
+        model.s.n_epochs, model.s.batch_size = 1, 8 * 16
         model.collect(env)
         model.decoupled = decoupled
         stats = model.update()
@@ -151,3 +154,41 @@ def test_decoupled_ppo_on_data_of_the_current_policy_is_plain_ppo():
         assert torch.allclose(p, q, atol=1e-6)
     assert abs(a["policy_loss"] - b["policy_loss"]) < 1e-6
 
+
+def _update_on_stale_data(shift: float, decoupled: bool = True, n_epochs: int = 1):
+    """A model updated once on its own rollout whose first four games' recorded (behaviour)
+    log-probabilities are lowered by ``shift``, as if an older policy had played them."""
+    model, env = _model_and_env(seed=4)
+    model.s.n_epochs = n_epochs
+    model.collect(env)
+    model.buffer.logp[:, :4] -= shift
+    model.decoupled = decoupled
+    return model, model.update()
+
+
+def test_decoupled_ppo_clips_around_the_policy_that_first_saw_each_sample():
+    """Stale data: plain PPO clips around the policy that played it (most samples clipped);
+    decoupled PPO around the policy that first sees each sample in the update, so its first
+    epoch clips nothing and its later epochs clip what moved since that visit."""
+    _, plain = _update_on_stale_data(5.0, decoupled=False)
+    _, first = _update_on_stale_data(5.0)
+    _, two = _update_on_stale_data(5.0, n_epochs=2)
+    assert plain["clip_fraction"] > 0.4 and plain["approx_kl"] > 1.0
+    assert first["clip_fraction"] == 0.0 and first["approx_kl"] == 0.0
+    assert 0.0 < two["approx_kl"] < 0.1  # (measured in the second epoch, from the first visit)
+
+
+def test_decoupled_ppo_weights_stale_samples_by_the_capped_probability_ratio():
+    """A sample's weight is proximal / behaviour probability, capped at ``MAX_LAG_WEIGHT``:
+    samples 5 and 50 nats staler weigh the same (both capped), 0.3 nats less."""
+    import math
+
+    import torch
+
+    from machu_env.train.ppo import MAX_LAG_WEIGHT
+
+    assert math.exp(0.3) < MAX_LAG_WEIGHT < math.exp(5.0)
+    nets = [_update_on_stale_data(shift)[0].net.parameters() for shift in (5.0, 50.0, 0.3)]
+    five, fifty, slight = (list(p) for p in nets)
+    assert all(torch.equal(a, b) for a, b in zip(five, fifty, strict=True))
+    assert not all(torch.allclose(a, b, atol=1e-7) for a, b in zip(five, slight, strict=True))
