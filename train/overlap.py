@@ -8,17 +8,22 @@ Here each part keeps one core busy: a rollout thread steps the games (the engine
 release the GIL) with a copy of the policy, and the main thread runs the update. The price is
 one update of policy lag, as in APPO and Sample Factory: rollout ``k + 1`` is played by the
 policy before update ``k``. The update then uses decoupled PPO (Hilton et al. 2022): the ratio
-is clipped around the policy the update starts from, and each sample is reweighted by that
-policy's probability over the one that played it (capped at ``ppo.MAX_LAG_WEIGHT``). Plain
-PPO's clipping around the older policy needed about twice the steps to 95 % against ``gold``;
-the decoupled update needed about as many as the plain trainer (2026-11-28, three seeds each,
-docs/research.md).
+is clipped around a proximal policy, and each sample is reweighted by that policy's
+probability over the one that played it (capped at ``ppo.MAX_LAG_WEIGHT``). The proximal
+policy of a sample is the one that first sees it in the update: a pass of its own over the
+rollout (the policy the update starts from) cost a sixth of the update, which is the
+overlap's critical path. Plain PPO's clipping around the older policy needed about twice the
+steps to 95 % against ``gold``; the decoupled update about as many as the plain trainer
+(2026-11-28, three seeds each, docs/research.md). Once the rollout thread is done, the rest of
+the update uses every thread.
 
 The copy is synchronised after every update, the rollout thread has its own sampling stream
 (seeded from the run's seed), and everything else a trainer does between updates —
 snapshots, evaluations, exploiters, checkpoints — happens while no rollout is in flight.
-The threads are split: with ``threads`` T, torch uses ``max(1, T // 2)`` in each thread and
-the rollout thread's numba kernels ``max(1, T - T // 2)``.
+The threads are split: with ``threads`` T, torch uses ``max(1, T // 2)`` in each thread (T
+once the rollout is done) and the rollout thread's numba kernels ``max(1, T - T // 2)``. A
+rollout process instead of the thread (no shared GIL) was measured as fast within this
+machine's round-to-round noise, with a start-up and a main guard to pay: not kept (research).
 """
 
 from __future__ import annotations
