@@ -8,6 +8,7 @@ import json
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from machu_env.agents import policy_file
 from machu_env.core import files
@@ -24,6 +25,7 @@ EVAL_OPPONENTS = ("random", "builder", "gold")
 DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` is left empty
 EVAL_EVERY, STOP_EVAL_EVERY = 500_000, 65_536  # (eval_every 0: see TrainConfig.eval_interval)
 MAX_EVAL_GAMES = 100_000  # games per opponent per evaluation (all played at once)
+MAX_SACRIFICES = 50  # stop_at_sacrifices: a goal of sacrifices a game (a game has far fewer)
 # a network's shape as written: ASCII digits, no signs, spaces or leading zeros
 NET_ARCH = re.compile(r"(shared:)?[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){0,15}", re.ASCII)
 
@@ -63,6 +65,7 @@ class TrainConfig(PPOSettings):
     eval_games: int = 400
     eval_opponents: str = "random,builder,gold"  # evaluated at every checkpoint (gold always)
     stop_at: float = 0.0  # > 0: the run ends at the first evaluation this good against gold
+    stop_at_sacrifices: float = 0.0  # > 0: ... where the learner sacrifices this often a game
     n_epochs: int = 2  # (PPOSettings' 4 for the probe's exploiters; 2 here: time to strength)
     imitate: str = "gold"  # a fresh policy first imitates this heuristic (train/imitate.py)
     imitate_games: int = 2000
@@ -125,6 +128,10 @@ class TrainConfig(PPOSettings):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
                 raise ValueError(f"{name} must be a number in [0, 1], got {v!r}")
+        v = self.stop_at_sacrifices
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= MAX_SACRIFICES:
+            raise ValueError(f"stop_at_sacrifices must be a number in [0, {MAX_SACRIFICES}] "
+                             f"(sacrifices a game), got {v!r}")
         self.layers()
         policy_file.check_size(self.network(), f"net_arch {self.arch()!r}")
         self.eval_names()
@@ -135,11 +142,25 @@ class TrainConfig(PPOSettings):
             raise ValueError(f"device must be auto, cpu, cuda, cuda:<n> or mps, "
                              f"got {self.device!r}")
 
+    def goal_reached(self, row: dict[str, Any]) -> bool:
+        """An evaluation ``row`` reaches a goal that ends the run: ``stop_at`` (the win share
+        against gold) or ``stop_at_sacrifices`` (the learner's sacrifices a game against gold:
+        a recipe's phase that ends once the temples are found)."""
+        return (0 < self.stop_at <= row["win_vs_gold"]
+                or 0 < self.stop_at_sacrifices <= row.get("sacrifices_per_game_vs_gold", 0.0))
+
+    def goal_words(self) -> str:
+        """The goal that ends the run, in words for the progress line ("" when none)."""
+        return (f"{self.stop_at:.0%} against gold" if self.stop_at > 0 else
+                f"{self.stop_at_sacrifices:g} sacrifices a game against gold"
+                if self.stop_at_sacrifices > 0 else "")
+
     def eval_interval(self) -> int:
         """Steps between evaluations: ``eval_every``, or when it is 0 ``STOP_EVAL_EVERY`` for a
         run that stops at a goal (``stop_at``: evaluated often enough to stop near it, as the
         time-to-strength figures were measured) and ``EVAL_EVERY`` otherwise."""
-        return self.eval_every or (STOP_EVAL_EVERY if self.stop_at > 0 else EVAL_EVERY)
+        goal = self.stop_at > 0 or self.stop_at_sacrifices > 0
+        return self.eval_every or (STOP_EVAL_EVERY if goal else EVAL_EVERY)
 
     def arch(self) -> str:
         """``net_arch``, or when it is empty the default shape (``DEFAULT_NET_ARCH``; a run

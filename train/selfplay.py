@@ -363,9 +363,8 @@ class Trainer:
     def run(self) -> dict[str, Any]:
         """Train up to ``timesteps`` steps in total; returns the summary (also saved)."""
         c, m = self.config, self.model
-        goal = f"{c.stop_at:.0%} against gold" if c.stop_at > 0 else ""
         self.progress = Progress(c.timesteps, int(m.num_timesteps), enabled=self.verbose,
-                                 goal=goal, seconds=c.minutes * 60 - self.elapsed_now())
+                                 goal=c.goal_words(), seconds=c.minutes * 60 - self.elapsed_now())
         if warning := (busy_warning(c.threads) if self.verbose else None):
             self.progress.say(warning)
         if not self.history:  # the starting policy is a checkpoint too: best.safetensors
@@ -409,8 +408,8 @@ class Trainer:
             if m.num_timesteps >= next_eval:
                 self._checkpoint()
                 next_eval += every
-                if 0 < c.stop_at <= self.history[-1]["win_vs_gold"]:
-                    break  # --stop-at: strong enough
+                if c.goal_reached(self.history[-1]):
+                    break  # --stop-at(-sacrifices): strong enough
             if 0 < c.minutes * 60 <= self.elapsed_now():
                 break  # --minutes: the time budget is spent (a last checkpoint below)
         steps.close()

@@ -68,6 +68,9 @@ def train(
     stop_at: float = typer.Option(0.0, min=0.0, max=1.0, help="end the run at the first "
                                   "evaluation whose win share against gold reaches this (0: "
                                   "train all --timesteps)"),
+    stop_at_sacrifices: float = typer.Option(0.0, min=0.0, max=50.0, help="end the run at the "
+                                             "first evaluation where the learner sacrifices "
+                                             "this often a game against gold (0: never)"),
     imitate: str = typer.Option("gold", help="a fresh policy (not --init, not --resume) first "
                                 "imitates this compiled heuristic (gold, builder, racer, "
                                 "random) on its own games: a head start (\"\": none, the "

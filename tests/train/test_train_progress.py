@@ -37,6 +37,34 @@ def test_gold_alone_is_evaluated_and_stop_at_ends_the_run(tmp_path):
     assert summary["wall_seconds"] >= summary["train_seconds"] + summary["eval_seconds"] * 0.5
 
 
+def test_stop_at_sacrifices_ends_the_run_once_the_temples_are_found(tmp_path, monkeypatch):
+    """A recipe's phase ends when the learner sacrifices often enough against gold: here the
+    evaluation's count is made to pass 5 a game at its third evaluation (steps 2048)."""
+    from machu_env.train import selfplay
+
+    calls = []
+
+    def counted(predict, opponent, games, *args, **kw):
+        calls.append(games)
+        return 0.5, {"sacrifices_per_game": 3.0 * (len(calls) - 1), "offers_per_game": 0.0,
+                     "sunclocks_per_game": 0.0}
+
+    monkeypatch.setattr(selfplay, "win_share_and_habits", counted)
+    config = tiny(tmp_path / "run", eval_opponents="gold", stop_at_sacrifices=5, imitate="")
+    assert config.goal_words() == "5 sacrifices a game against gold"
+    summary = train(config, verbose=False)
+    with (tmp_path / "run" / "history.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [float(r["sacrifices_per_game_vs_gold"]) for r in rows] == [0.0, 3.0, 6.0]
+    assert summary["timesteps"] == int(rows[-1]["timesteps"]) < 4096
+    assert not config.goal_reached({"win_vs_gold": 0.99, "sacrifices_per_game_vs_gold": 4.9})
+    assert not tiny(tmp_path).goal_reached({"win_vs_gold": 1.0, "sacrifices_per_game_vs_gold": 9})
+    for bad in (-1, 51, "5", True):
+        with pytest.raises(ValueError, match=r"stop_at_sacrifices must be a number in \[0, 50\] "
+                           r"\(sacrifices a game\), got"):
+            tiny(tmp_path, stop_at_sacrifices=bad).check()
+
+
 @pytest.mark.parametrize("bad", ["random", "gold,chess", "", 3])
 def test_eval_opponents_must_name_gold_and_known_heuristics(tmp_path, bad):
     with pytest.raises(ValueError, match="eval_opponents must name gold"
