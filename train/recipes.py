@@ -186,7 +186,10 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
         raise ValueError(f"minutes must be in (0, {7 * 24 * 60}], got {minutes!r}")
     out = Path(out)
     state_path = out / "recipe.json"
-    state = _state(state_path, recipe, seed, resume, name)
+    flags = "".join((f" --minutes {minutes:g}" if minutes else "",
+                     f" --timesteps {timesteps}" if timesteps else "",
+                     f" --threads {threads}" if threads else "", " --overlap" if overlap else ""))
+    state = _state(state_path, recipe, seed, resume, name, flags)
     state.update(minutes=budget_minutes, timesteps=budget_steps)
     t0 = time.perf_counter()
     for k, phase in enumerate(recipe["phases"]):
@@ -238,7 +241,7 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
 
 
 def _state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
-           ref: str) -> dict[str, Any]:
+           ref: str, flags: str = "") -> dict[str, Any]:
     """The recipe's progress in ``OUT/recipe.json`` (new, or the one to resume: same recipe
     and seed); ``ref``: the recipe as the command named it (a shipped name or a file)."""
     if not resume:
@@ -249,11 +252,11 @@ def _state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
             if (path.parent / phase["name"] / "latest.json").exists():
                 raise ValueError(f"{path.parent / phase['name']} already holds a run; use "
                                  "--resume or choose another --out")
-        return _fresh(recipe, seed, ref)
+        return _fresh(recipe, seed, ref, flags)
     if not path.exists():  # stopped in its first phase: that phase resumes
         if not any((path.parent / p["name"]).is_dir() for p in recipe["phases"]):
             raise ValueError(f"nothing to resume: {path} does not exist")
-        return _fresh(recipe, seed, ref)
+        return _fresh(recipe, seed, ref, flags)
     try:
         state = json.loads(path.read_text()[:1_000_000])
         ok = (isinstance(state, dict) and state.get("recipe") == recipe["name"]
@@ -295,9 +298,12 @@ def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str,
     return best
 
 
-def _fresh(recipe: dict[str, Any], seed: int, ref: str) -> dict[str, Any]:
+def _fresh(recipe: dict[str, Any], seed: int, ref: str, flags: str) -> dict[str, Any]:
+    """A new run's state; ``flags``: the budget and thread flags given (they change the
+    trajectory, so the command that rebuilds the agent names them)."""
     return {"recipe": recipe["name"], "seed": seed, "done": [], "elapsed_seconds": 0.0,
-            "steps": 0, "phases": {}, "command": f"machu train --recipe {ref} --seed {seed}"}
+            "steps": 0, "phases": {}, "command": f"machu train --recipe {ref} --seed {seed}"
+            + flags}
 
 
 def _write_agent(source: Path, target: Path, state: dict[str, Any]) -> None:

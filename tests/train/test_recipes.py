@@ -131,7 +131,8 @@ def test_a_recipe_runs_every_phase_and_no_shipped_weights_enter_it(tmp_path, mon
 
     monkeypatch.setattr(Trainer, "_install_pool", install)
     monkeypatch.setattr(Trainer, "run", run)
-    state = recipes.run(str(_file(tmp_path, TINY)), tmp_path / "run", seed=3, verbose=False)
+    state = recipes.run(str(_file(tmp_path, TINY)), tmp_path / "run", seed=3, verbose=False,
+                        threads=1)
     assert state["done"] == ["fast", "league"] and state["steps"] >= 6144
     trained = [net for pool in pools for net in pool]
     assert trained and not _digests(trained) & shipped  # only the run's own policies
@@ -139,7 +140,8 @@ def test_a_recipe_runs_every_phase_and_no_shipped_weights_enter_it(tmp_path, mon
     assert info["recipe"] == "tiny" and info["seed"] == 3
     league = state["phases"]["league"]["timesteps"]  # the file counts every phase's steps
     assert info["num_timesteps"] == state["steps"] > info["last_phase_timesteps"] == league
-    assert info["command"] == f"machu train --recipe {tmp_path / 'recipe.json'} --seed 3"
+    assert info["command"] == \
+        f"machu train --recipe {tmp_path / 'recipe.json'} --seed 3 --threads 1"
     rows = (tmp_path / "run" / "league" / "history.csv").read_text().splitlines()
     assert "win_vs_ppo-2p-v1" in rows[0] and "elapsed_seconds" in rows[0]
     league = json.loads((tmp_path / "run" / "league" / "league.json").read_text())
