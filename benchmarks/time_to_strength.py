@@ -28,9 +28,10 @@ the shipped agents too (``--eval-agents ladder``, ``train/ladder.py``), and the 
 wall-clock from launch to each rung (95 % against ``gold``, then 50 % against ``ppo-2p-v1``,
 ``ppo-2p``, ``ppo-2p-race``, ``best-2p``; for 3 players 90 % against two ``gold`` and a third
 against two of each 3-player agent), the last rung reached replayed with ``--final-games``
-games. A setting ``--recipe NAME`` runs that recipe (``machu train --recipe``) with the same
-budget; the peer (MaskablePPO) trains for the same minutes and is measured on the ladder at
-the end::
+games by the run's agent (a recipe's ``OUT/agent.safetensors``: with ``"keep": "ladder"`` the
+checkpoint that did best on the ladder, not the last one). A setting ``--recipe NAME`` runs
+that recipe (``machu train --recipe``) with the same budget; the peer (MaskablePPO) trains for
+the same minutes and is measured on the ladder at the end::
 
     python benchmarks/time_to_strength.py --ladder --minutes 60 --seeds 1 \
         --setting recipe='--recipe best-2p' --setting defaults= --peer defaults
@@ -143,12 +144,20 @@ def run_once(flags: str, seed: int, players: int, timesteps: int, eval_every: in
              for k in ("train_seconds", "simulator_seconds", "rollout_policy_seconds",
                        "update_seconds", "eval_seconds")}
     steps = sum(s["timesteps"] for s in summaries)
+    policy = agent_file(folder, phases[-1])
     return {"seed": seed, "wall_seconds": round(wall, 1), "marks": marks,
             "history": [{k: v for k, v in row.items() if k == "timesteps"
                          or k.startswith("win_vs_") or k.endswith("_seconds")} for row in rows],
-            "policy": str(phases[-1] / "latest.safetensors"), "timesteps": steps,
+            "policy": str(policy), "timesteps": steps,
             "steps_per_second": round(steps / max(total["train_seconds"], 1e-9), 1),
             **total, "torch_threads": summaries[-1]["torch_threads"]}
+
+
+def agent_file(folder: Path, last_phase: Path) -> Path:
+    """The agent a run hands its user: a recipe's ``OUT/agent.safetensors`` (its ``keep`` may
+    pick an earlier checkpoint than the last policy), else the last phase's latest policy."""
+    agent = folder / "agent.safetensors"
+    return agent if agent.exists() else last_phase / "latest.safetensors"
 
 
 def confirm(policy: Path, players: int, games: int, seed: int = 11,

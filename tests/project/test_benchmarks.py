@@ -113,3 +113,15 @@ def test_time_to_strength_times_a_real_run_and_summarises_its_marks(tmp_path):
     s = T.summarise([r, {**r, "marks": {}}])
     assert s["seconds_to_95"]["median"] is None  # a seed that never got there: no median
     assert s["seconds_to_95"]["reached"].endswith("/2")
+
+
+def test_time_to_strength_confirms_the_recipes_agent_not_its_last_policy(tmp_path):
+    """A recipe's ``"keep": "ladder"`` may hand the user an earlier checkpoint than the last
+    policy: the ladder's confirmation plays that agent file; a plain run its latest policy."""
+    import time_to_strength as T
+
+    last = tmp_path / "polish"
+    last.mkdir()
+    assert T.agent_file(tmp_path, last) == last / "latest.safetensors"
+    (tmp_path / "agent.safetensors").write_bytes(b"")
+    assert T.agent_file(tmp_path, last) == tmp_path / "agent.safetensors"
