@@ -8,9 +8,19 @@ from __future__ import annotations
 import signal
 import sys
 
+_received: list[int] = []  # the signals that arrived while machu-env was being imported
+
 
 def _stop(signum, frame) -> None:
+    _received.append(signum)
     raise KeyboardInterrupt(signum)
+
+
+def _leave(signum: int) -> None:
+    """The one line for an interrupted start, and its exit status (130 Ctrl-C, 143 SIGTERM)."""
+    term = signum == signal.SIGTERM
+    print("machu: " + ("terminated (SIGTERM)" if term else "interrupted"), file=sys.stderr)
+    sys.exit(143 if term else 130)
 
 
 def main() -> None:
@@ -20,12 +30,20 @@ def main() -> None:
             signal.signal(signum, _stop)
     try:
         from machu_env.cli import entry_point
-
+    except BaseException:
+        # A signal raised inside an import can come out as another error: CPython 3.11 turns a
+        # KeyboardInterrupt raised while it builds an ImportError (``from _ssl import RAND_egd``
+        # in ssl.py) into "TypeError: expected a message argument". The signal decides.
+        if _received:
+            _leave(_received[0])
+        raise
+    if _received:  # (a library that swallowed the interrupt during its import)
+        _leave(_received[0])
+    try:
         entry_point()  # (it exits; a signal before its own handlers are set lands below)
     except KeyboardInterrupt as e:
-        term = e.args == (signal.SIGTERM,) or type(e).__name__ == "Terminated"
-        print("machu: " + ("terminated (SIGTERM)" if term else "interrupted"), file=sys.stderr)
-        sys.exit(143 if term else 130)
+        _leave(signal.SIGTERM if e.args == (signal.SIGTERM,)
+               or type(e).__name__ == "Terminated" else signal.SIGINT)
 
 
 if __name__ == "__main__":

@@ -295,6 +295,39 @@ def test_ctrl_c_in_the_first_second_is_one_line(tmp_path):
         assert err.strip() in (f"machu: {word}", f"machu tournament: {word}"), err
 
 
+_SIGNAL_IN_AN_IMPORT = """
+import builtins, os, signal, sys, time
+import machu_launch
+real = builtins.__import__
+def imported(name, *args, **kwargs):
+    if name == "machu_env.cli":
+        try:
+            os.kill(os.getpid(), signal.{signal})
+            time.sleep(5)
+        except KeyboardInterrupt:
+            {then}
+    return real(name, *args, **kwargs)
+builtins.__import__ = imported
+machu_launch.main()
+"""
+
+
+@POSIX
+@pytest.mark.parametrize("signum,line,code", [("SIGINT", "machu: interrupted", 130),
+                                              ("SIGTERM", "machu: terminated (SIGTERM)", 143)])
+@pytest.mark.parametrize("then", ["raise TypeError('expected a message argument')", "pass"])
+def test_a_signal_that_an_import_turns_into_another_error_or_swallows_is_one_line(
+        signum, line, code, then):
+    """CPython 3.11 turns a KeyboardInterrupt raised while it builds an ImportError (in ssl.py's
+    ``from _ssl import RAND_egd``) into a TypeError; a library may swallow it. Either way the
+    signal decides: one line, its exit status, no traceback, and the command does not run."""
+    script = _SIGNAL_IN_AN_IMPORT.format(signal=signum, then=then)
+    r = subprocess.run([sys.executable, "-c", script, "tournament", "--agents", "random,gold",
+                        "--games", "2"], capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stderr.strip()) == (code, line), r.stderr
+    assert r.stdout == ""
+
+
 # --- low: what an interrupted command leaves ------------------------------------------------------
 def test_an_interrupted_probe_leaves_no_output_folder(tmp_path, capsys, monkeypatch):
     import machu_env.train.exploit as exploit
