@@ -12,8 +12,11 @@ _received: list[int] = []  # the signals that arrived while machu-env was being 
 
 
 def _stop(signum, frame) -> None:
+    """Noted, not raised: raised inside an import, a KeyboardInterrupt can land in C++ code
+    (torch's pybind11 modules: ``terminate called after throwing ...``, the process aborts) or
+    come out as another error (CPython 3.11's "TypeError: expected a message argument" in
+    ssl.py). The import finishes (a second or two), then ``main`` ends the command."""
     _received.append(signum)
-    raise KeyboardInterrupt(signum)
 
 
 def _leave(signum: int) -> None:
@@ -31,13 +34,10 @@ def main() -> None:
     try:
         from machu_env.cli import entry_point
     except BaseException:
-        # A signal raised inside an import can come out as another error: CPython 3.11 turns a
-        # KeyboardInterrupt raised while it builds an ImportError (``from _ssl import RAND_egd``
-        # in ssl.py) into "TypeError: expected a message argument". The signal decides.
-        if _received:
+        if _received:  # (an import that failed after the signal: the signal decides)
             _leave(_received[0])
         raise
-    if _received:  # (a library that swallowed the interrupt during its import)
+    if _received:
         _leave(_received[0])
     try:
         entry_point()  # (it exits; a signal before its own handlers are set lands below)

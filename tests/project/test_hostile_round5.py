@@ -301,11 +301,9 @@ import machu_launch
 real = builtins.__import__
 def imported(name, *args, **kwargs):
     if name == "machu_env.cli":
-        try:
-            os.kill(os.getpid(), signal.{signal})
-            time.sleep(5)
-        except KeyboardInterrupt:
-            {then}
+        os.kill(os.getpid(), signal.{signal})
+        time.sleep(0.2)
+        {then}
     return real(name, *args, **kwargs)
 builtins.__import__ = imported
 machu_launch.main()
@@ -316,11 +314,10 @@ machu_launch.main()
 @pytest.mark.parametrize("signum,line,code", [("SIGINT", "machu: interrupted", 130),
                                               ("SIGTERM", "machu: terminated (SIGTERM)", 143)])
 @pytest.mark.parametrize("then", ["raise TypeError('expected a message argument')", "pass"])
-def test_a_signal_that_an_import_turns_into_another_error_or_swallows_is_one_line(
-        signum, line, code, then):
-    """CPython 3.11 turns a KeyboardInterrupt raised while it builds an ImportError (in ssl.py's
-    ``from _ssl import RAND_egd``) into a TypeError; a library may swallow it. Either way the
-    signal decides: one line, its exit status, no traceback, and the command does not run."""
+def test_a_signal_during_the_imports_is_one_line_once_they_end(signum, line, code, then):
+    """A signal while machu-env is imported is noted, not raised (raised, it can abort the
+    process inside torch's C++ modules or come out as CPython's TypeError in ssl.py): the import
+    ends, or fails, then one line, its exit status, no traceback, and the command does not run."""
     script = _SIGNAL_IN_AN_IMPORT.format(signal=signum, then=then)
     r = subprocess.run([sys.executable, "-c", script, "tournament", "--agents", "random,gold",
                         "--games", "2"], capture_output=True, text=True, timeout=120)
