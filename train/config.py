@@ -25,6 +25,7 @@ EVAL_OPPONENTS = ("random", "builder", "gold")
 DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` is left empty
 EVAL_EVERY, STOP_EVAL_EVERY = 500_000, 65_536  # (eval_every 0: see TrainConfig.eval_interval)
 MAX_EVAL_GAMES = 100_000  # games per opponent per evaluation (all played at once)
+EXPLOITER_PPO = ("learner", "probe")  # a league exploiter's PPO settings (exploiter_settings)
 MAX_SACRIFICES = 50  # stop_at_sacrifices: a goal of sacrifices a game (a game has far fewer)
 # a network's shape as written: ASCII digits, no signs, spaces or leading zeros
 NET_ARCH = re.compile(r"(shared:)?[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){0,15}", re.ASCII)
@@ -79,6 +80,7 @@ class TrainConfig(PPOSettings):
     exploiter_share: float = 0.5
     max_exploiters: int = 4
     exploit_greedy: bool = False
+    exploiter_ppo: str = "learner"  # the exploiters' PPO settings (exploiter_settings)
     init: str = ""
     frozen: str = ""  # comma-separated policies that stay in the pool (frozen exploiters)
     observation: int = 0  # the observation version 1, 2 or 3; 0: --init's own version, else 1
@@ -93,7 +95,8 @@ class TrainConfig(PPOSettings):
     def check(self) -> None:
         """Clear errors for impossible settings (before anything is built)."""
         for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray",
-                     "frozen", "eval_opponents", "imitate", "eval_agents", "recipe"):
+                     "frozen", "eval_opponents", "imitate", "eval_agents", "recipe",
+                     "exploiter_ppo"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         super().check()
@@ -119,6 +122,9 @@ class TrainConfig(PPOSettings):
             raise ValueError(f"imitate must be empty or a compiled heuristic "
                              f"({', '.join(COMPILED_NAMES)}), got {self.imitate!r}")
 
+        if self.exploiter_ppo not in EXPLOITER_PPO:
+            raise ValueError(f"exploiter_ppo must be one of {', '.join(EXPLOITER_PPO)}, got "
+                             f"{self.exploiter_ppo!r}")
         check_int("threads", self.threads, 0, MAX_THREADS)
         check_int("observation", self.observation, 0, 3)
         for name in ("league", "exploit_greedy", "overlap"):
@@ -154,6 +160,17 @@ class TrainConfig(PPOSettings):
         return (f"{self.stop_at:.0%} against gold" if self.stop_at > 0 else
                 f"{self.stop_at_sacrifices:g} sacrifices a game against gold"
                 if self.stop_at_sacrifices > 0 else "")
+
+    def exploiter_settings(self) -> PPOSettings:
+        """A league exploiter's PPO settings: the learner's (``exploiter_ppo`` "learner"), or
+        those of ``machu exploit``'s probe ("probe": clip 0.2, 4 epochs, a constant entropy bonus
+        of 0.01 — a regularised learner's exploiters otherwise learn as slowly as it does) with
+        the learner's rollout size and precision."""
+        mine = self.ppo_settings()
+        if self.exploiter_ppo == "learner":
+            return mine
+        return PPOSettings(n_envs=mine.n_envs, n_steps=mine.n_steps, batch_size=mine.batch_size,
+                           precision=mine.precision, cut_as_loss=mine.cut_as_loss)
 
     def eval_interval(self) -> int:
         """Steps between evaluations: ``eval_every``, or when it is 0 ``STOP_EVAL_EVERY`` for a

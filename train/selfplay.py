@@ -251,7 +251,8 @@ class Trainer:
         run = train_against(PolicyBank([main], deterministic=c.exploit_greedy,
                                        seed=c.seed + step, precision=c.precision, names=["main"]),
                             players=c.players, steps=c.exploiter_steps,
-                            seed=c.seed + step + 1, warm_start=main, settings=c.ppo_settings(),
+                            seed=c.seed + step + 1, warm_start=main,
+                            settings=c.exploiter_settings(),
                             reward=c.reward, device=self.device)
         net = run.model.net.cpu().eval()
         self.exploiters.append((step, net))

@@ -101,6 +101,9 @@ def train(
     exploit_greedy: bool = typer.Option(False, help="league: exploiters train against the main "
                                         "agent's deterministic play (as tournaments and "
                                         "`machu exploit` play it) instead of its sampled play"),
+    exploiter_ppo: str = typer.Option("learner", help="league: the exploiters' PPO settings: "
+                                      "learner (the learner's own) or probe (machu exploit's: "
+                                      "clip 0.2, 4 epochs, whatever the learner's)"),
     frozen: str = typer.Option("", help="comma-separated policies (shipped names, "
                                "policy:<file>) that stay in the pool all run long beside the "
                                "exploiters, sharing --exploiter-share with them: frozen "

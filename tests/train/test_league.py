@@ -218,6 +218,35 @@ def test_league_exploiters_face_the_main_agents_sampled_or_greedy_play(tmp_path,
     assert seen == [[greedy]]
 
 
+@pytest.mark.parametrize("kind", ["learner", "probe"])
+def test_league_exploiters_train_with_the_learners_or_the_probes_settings(tmp_path, monkeypatch,
+                                                                          kind):
+    """exploiter_ppo "probe": a regularised learner's exploiters train as machu exploit's do
+    (clip 0.2, 4 epochs), on the learner's rollout size; "learner": with its own settings."""
+    from machu_env.train import exploit as exploit_module
+
+    seen = []
+    original = exploit_module.train_against
+
+    def spy(bank, *args, **kwargs):
+        seen.append(kwargs["settings"])
+        return original(bank, *args, **kwargs)
+
+    monkeypatch.setattr(exploit_module, "train_against", spy)
+    config = TrainConfig(players=2, timesteps=1024, seed=1, out=str(tmp_path / "l"), n_envs=16,
+                         n_steps=32, batch_size=256, n_epochs=1, clip_range=0.1,
+                         net_arch="16,16", eval_every=1024, eval_games=4, snapshot_every=1024,
+                         league=True, exploiter_every=512, exploiter_steps=512,
+                         exploiter_ppo=kind, device="cpu", threads=1, imitate="")
+    train(config, verbose=False)
+    (settings,) = seen
+    assert (settings.n_envs, settings.n_steps, settings.batch_size) == (16, 32, 256)
+    assert (settings.clip_range, settings.n_epochs) == ((0.1, 1) if kind == "learner"
+                                                         else (0.2, 4))
+    with pytest.raises(ValueError, match="exploiter_ppo must be one of learner, probe"):
+        TrainConfig(exploiter_ppo="exploiter").check()
+
+
 def test_exploit_probe_trains_and_reports_for_any_agent(tmp_path):
     summary = exploit("gold", players=2, steps=1024, seed=0, out=tmp_path / "gold",
                       eval_games=40, settings=SMALL, verbose=False)
