@@ -320,7 +320,8 @@ def test_a_signal_during_the_imports_is_one_line_once_they_end(signum, line, cod
     ends, or fails, then one line, its exit status, no traceback, and the command does not run."""
     script = _SIGNAL_IN_AN_IMPORT.format(signal=signum, then=then)
     r = subprocess.run([sys.executable, "-c", script, "tournament", "--agents", "random,gold",
-                        "--games", "2"], capture_output=True, text=True, timeout=120)
+                        "--games", "2"], capture_output=True, text=True, timeout=120,
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert (r.returncode, r.stderr.strip()) == (code, line), r.stderr
     assert r.stdout == ""
 
