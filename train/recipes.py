@@ -17,11 +17,12 @@ Each phase is a ``machu train`` run in ``OUT/<phase>/`` with the phase's setting
 phase ``k - 1``'s latest policy, and phase 0 from fresh weights (imitating a heuristic is
 allowed): no shipped agent's weights or games enter a recipe run, and its settings may name
 the heuristics only (the strength ladder ``eval_agents`` is evaluation, never training). A
-phase ends at its own stop (``stop_at``, its ``timesteps``), when the run has used ``until`` of
-the time budget
-(``--minutes``, counted from the recipe's start over every phase and resumed session), or of the
-step budget. ``OUT/recipe.json`` records the finished phases; ``--resume`` continues the first
-unfinished one from its last whole checkpoint. The last phase's latest policy is written as
+phase ends at its own stop (``stop_at``, its ``timesteps``) or when the run has used ``until``
+of the time budget (``--minutes``, counted from the recipe's start over every phase and
+resumed session) or of the step budget (``--timesteps``: a schedule by steps, which a slower
+machine follows step for step), whichever comes first. ``OUT/recipe.json`` records the
+finished phases; ``--resume`` continues the first unfinished one from its last whole
+checkpoint. The last phase's latest policy is written as
 ``OUT/agent.safetensors``, its metadata naming the recipe, the seed and the command; with
 ``"keep": "ladder"`` the checkpoint of any phase that did best on the strength ladder instead
 (``best_on_ladder``: an evaluation, so the shipped agents still never enter training).
@@ -202,7 +203,7 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
         previous = recipe["phases"][k - 1]["name"] if k else None
         config = _config(phase["settings"], f"{name}, phase {phase['name']}",
                          players=recipe["players"], seed=seed, out=str(folder),
-                         timesteps=min(budget_steps - steps, phase.get("timesteps", 10**10)),
+                         timesteps=phase_steps(budget_steps, steps, phase),
                          minutes=budget_minutes * phase["until"],
                          threads=threads, overlap=overlap, device=device, recipe=name,
                          init=str(out / previous / "latest.safetensors") if previous else "")
@@ -238,6 +239,15 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
     state["session_seconds"] = round(time.perf_counter() - t0, 1)
     files.write_json(state_path, state)
     return state
+
+
+def phase_steps(budget_steps: int, steps: int, phase: dict[str, Any]) -> int:
+    """The steps ``phase`` may train after ``steps`` of the run: up to its ``until`` of the step
+    budget (a schedule by steps, the same on any machine; the time budget's ``until`` ends it
+    too, whichever comes first), its own ``timesteps``, the budget's end; at least one step
+    (one rollout) when an earlier phase's last rollout ran past this one's share."""
+    share = int(budget_steps * phase["until"]) - steps
+    return max(1, min(budget_steps - steps, phase.get("timesteps", 10**10), share))
 
 
 def _state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,

@@ -24,6 +24,7 @@ from machu_env.cli.warmup import training_parts
 
 # --- train ---------------------------------------------------------------------------------------
 def train(
+    ctx: typer.Context,
     players: int = typer.Option(2, min=2, max=5, help="number of players"),
     timesteps: int = typer.Option(20_000_000, min=1, help="learner decisions in total"),
     seed: int = typer.Option(0, help="seeds the games, the pool draws and torch"),
@@ -135,7 +136,9 @@ def train(
                                      "the rules)"),
     recipe: str = typer.Option("", help="train a shipped recipe from scratch, every phase "
                                "(RECIPES); with it only --out, --seed, --minutes, --timesteps "
-                               "(budgets), --threads, --overlap, --device and --resume apply"),
+                               "(budgets: its phases end at their share of either, so "
+                               "--timesteps gives the same schedule on any machine), --threads, "
+                               "--overlap, --device and --resume apply"),
 ) -> None:
     """Self-play or league training (masked PPO) against an opponent pool; see
     train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
@@ -148,12 +151,13 @@ def train(
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} is a file: give a folder for the run", param_hint="--out")
     options = dict(locals())
-    options.pop("resume")
-    options.pop("TrainConfig")
-    options.pop("run_training")
+    for name in ("resume", "TrainConfig", "run_training", "ctx"):
+        options.pop(name)
     options["out"] = str(out)
     if recipe:
-        run_recipe(options, resume)
+        given = {name for name in ctx.params  # (on the command line, even at its default)
+                 if ctx.get_parameter_source(name).name not in ("DEFAULT", "DEFAULT_MAP")}
+        run_recipe(options, resume, given)
         return
     config = TrainConfig(**options)
     try:
@@ -170,20 +174,19 @@ RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "o
                   "device")
 
 
-def run_recipe(options: dict, resume: bool) -> None:
+def run_recipe(options: dict, resume: bool, given: set[str]) -> None:
     """``machu train --recipe NAME``: every phase of the recipe (``train/recipes.py``); the
     options that a recipe sets itself are refused when given."""
     from machu_env.train import recipes
     from machu_env.train.config import TrainConfig
 
-    defaults = TrainConfig().__dict__
-    given = [k for k, v in options.items() if k not in RECIPE_OPTIONS and v != defaults[k]]
-    if given:
-        named = ", ".join("--" + g.replace("_", "-") for g in given)
+    owned = [k for k in TrainConfig().__dict__ if k in given and k not in RECIPE_OPTIONS]
+    if owned:
+        named = ", ".join("--" + g.replace("_", "-") for g in owned)
         allowed = ", ".join("--" + o for o in RECIPE_OPTIONS[1:])
         raise typer.BadParameter(f"--recipe sets its own settings: {named} cannot be given "
                                  f"with it (allowed: {allowed}, --resume)", param_hint="--recipe")
-    steps = options["timesteps"] if options["timesteps"] != defaults["timesteps"] else 0
+    steps = options["timesteps"] if "timesteps" in given else 0
     try:
         recipes.load(options["recipe"])  # (a bad name or file: one line, before compiling)
         compile_first("train")

@@ -87,6 +87,9 @@ def test_unknown_recipes_and_options_a_recipe_owns_are_refused(tmp_path, capsys)
     code, _, err = _cli(["train", "--recipe", "best-2p", "--n-epochs", "3", "--league", "--out",
                          str(tmp_path / "r")], capsys)
     assert code == 2 and "--n-epochs, --league cannot be given with it" in err
+    code, _, err = _cli(["train", "--recipe", "best-2p", "--n-envs", "128", "--out",
+                         str(tmp_path / "r")], capsys)  # (its default value: still not applied)
+    assert code == 2 and "--n-envs cannot be given with it" in err
     assert not (tmp_path / "r").exists()
 
 
@@ -201,6 +204,25 @@ def test_the_time_budget_ends_a_recipe_with_a_checkpoint(tmp_path):
     assert (tmp_path / "run" / "agent.safetensors").is_file()
     assert json.loads((tmp_path / "run" / "league" / "latest.json").read_text())[
         "elapsed_seconds"] >= 24
+
+
+def test_the_step_budget_ends_each_phase_at_its_share_of_it(tmp_path):
+    """``--timesteps``: each phase ends at its ``until`` of the steps (a schedule that a slower
+    machine follows step for step), whatever the time budget left."""
+    recipe = copy.deepcopy(TINY)
+    recipe["phases"][0].pop("timesteps")
+    recipe["phases"][0]["until"] = 0.5
+    recipe["phases"][1]["settings"].update(league=False, eval_agents="")
+    state = recipes.run(str(_file(tmp_path, recipe)), tmp_path / "run", minutes=30,
+                        timesteps=8192, verbose=False)
+    assert state["done"] == ["fast", "league"]  # rollouts of 16 games x 64 steps: 1,024
+    assert state["phases"]["fast"]["timesteps"] == 4096
+    assert state["phases"]["league"]["timesteps"] == 4096 and state["steps"] == 8192
+    assert state["command"].endswith("--seed 0 --minutes 30 --timesteps 8192")
+    phase = {"until": 0.5}  # an earlier phase ran past this one's share: one rollout still
+    assert recipes.phase_steps(8192, 5000, phase) == 1
+    assert recipes.phase_steps(8192, 1000, {**phase, "timesteps": 2000}) == 2000
+    assert recipes.phase_steps(8192, 1000, {"until": 1.0}) == 7192
 
 
 def test_a_recipe_stopped_in_a_phase_resumes_where_it_stopped(tmp_path, monkeypatch, capsys):
