@@ -26,6 +26,7 @@ DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` i
 EVAL_EVERY, STOP_EVAL_EVERY = 500_000, 65_536  # (eval_every 0: see TrainConfig.eval_interval)
 MAX_EVAL_GAMES = 100_000  # games per opponent per evaluation (all played at once)
 EXPLOITER_PPO = ("learner", "probe")  # a league exploiter's PPO settings (exploiter_settings)
+EXPLOITER_INIT = ("main", "last")  # where a league exploiter starts (Trainer.add_exploiter)
 MAX_SACRIFICES = 50  # stop_at_sacrifices: a goal of sacrifices a game (a game has far fewer)
 # a network's shape as written: ASCII digits, no signs, spaces or leading zeros
 NET_ARCH = re.compile(r"(shared:)?[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){0,15}", re.ASCII)
@@ -81,6 +82,7 @@ class TrainConfig(PPOSettings):
     max_exploiters: int = 4
     exploit_greedy: bool = False
     exploiter_ppo: str = "learner"  # the exploiters' PPO settings (exploiter_settings)
+    exploiter_init: str = "main"  # from the main agent, or "last": from the newest exploiter
     init: str = ""
     frozen: str = ""  # comma-separated policies that stay in the pool (frozen exploiters)
     observation: int = 0  # the observation version 1, 2 or 3; 0: --init's own version, else 1
@@ -96,7 +98,7 @@ class TrainConfig(PPOSettings):
         """Clear errors for impossible settings (before anything is built)."""
         for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray",
                      "frozen", "eval_opponents", "imitate", "eval_agents", "recipe",
-                     "exploiter_ppo"):
+                     "exploiter_ppo", "exploiter_init"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         super().check()
@@ -125,6 +127,9 @@ class TrainConfig(PPOSettings):
         if self.exploiter_ppo not in EXPLOITER_PPO:
             raise ValueError(f"exploiter_ppo must be one of {', '.join(EXPLOITER_PPO)}, got "
                              f"{self.exploiter_ppo!r}")
+        if self.exploiter_init not in EXPLOITER_INIT:
+            raise ValueError(f"exploiter_init must be one of {', '.join(EXPLOITER_INIT)}, got "
+                             f"{self.exploiter_init!r}")
         check_int("threads", self.threads, 0, MAX_THREADS)
         check_int("observation", self.observation, 0, 3)
         for name in ("league", "exploit_greedy", "overlap"):

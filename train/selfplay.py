@@ -3,14 +3,12 @@
     machu train --players 2 --timesteps 20000000 --seed 0 --out runs/selfplay_2p
     machu train --league --players 2 --timesteps 20000000 --out runs/league_2p
 
-A run folder holds ``config.json``, ``history.csv`` (one row per evaluation), ``curve.png``
-(the learning curve), ``tb/`` (TensorBoard: ``tensorboard --logdir OUT/tb``), ``checkpoints/``
-(``step_<N>.safetensors`` at every evaluation), ``latest.safetensors``, ``best.safetensors``
-(best win share against ``gold``), ``snapshots/`` (the frozen opponents) and ``summary.json``
-(timings, throughput, the simulator's share). Every policy is an agent file
-(``machu_env.agents.policy_file``: data only, usable as ``policy:<path>``). ``--resume``
-continues a run from its last whole checkpoint (``checkpoints.py``) and the snapshots, up to
-``--timesteps`` in total: nothing it reads can run code.
+A run folder holds ``config.json``, ``history.csv`` (a row per evaluation), ``curve.png``,
+``tb/`` (TensorBoard), ``checkpoints/`` (``step_<N>.safetensors`` at every evaluation),
+``latest.safetensors``, ``best.safetensors`` (best win share against ``gold``), ``snapshots/``
+and ``summary.json`` (timings, throughput, the simulator's share). Every policy is an agent file
+(``machu_env.agents.policy_file``: data only, ``policy:<path>``). ``--resume`` continues a run
+from its last whole checkpoint (``checkpoints.py``) up to ``--timesteps``: it runs no code.
 
 The opponent pool: each game draws, for every other seat, ``random``, ``builder``, ``gold`` or
 one of the frozen snapshots of the learner (``self``, shared equally among them), with the
@@ -18,15 +16,16 @@ one of the frozen snapshots of the learner (``self``, shared equally among them)
 (the oldest leaves beyond ``--max-snapshots``); the initial policy is the first snapshot. All
 snapshots are played in one batched forward pass (``bank.PolicyBank``).
 
-League training (``--league``, after the leagues of AlphaStar, scaled down): every
-``--exploiter-every`` steps the main agent's training pauses while an *exploiter* (warm-started
-from the main agent) trains for ``--exploiter-steps`` steps against the frozen current main
-agent only; it then joins the pool, where the exploiters share ``--exploiter-share`` of the
-``self`` weight (the snapshots the rest), the oldest leaving beyond ``--max-exploiters``. So the
-main agent keeps meeting the strategies that beat it. An exploiter faces the main agent's sampled
-play, or with ``--exploit-greedy`` its deterministic play (what tournaments and ``machu exploit``
-face; the exploiters still play sampled moves in the pool). Each evaluation also plays the main
-agent against every pool member and writes ``league.json``: win shares and OpenSkill ratings.
+League training (``--league``, after AlphaStar's leagues, scaled down): every ``--exploiter-every``
+steps the main agent's training pauses while an *exploiter* (warm-started from the main agent, or
+with ``--exploiter-init last`` from the newest exploiter: one line of exploiters that keeps
+adapting, as AlphaStar's main exploiters between resets) trains ``--exploiter-steps`` steps against
+the frozen current main agent only; it then joins the pool, where the exploiters share
+``--exploiter-share`` of the ``self`` weight (the snapshots the rest), the oldest leaving beyond
+``--max-exploiters``. So the main agent keeps meeting the strategies that beat it. An exploiter
+faces the main agent's sampled play, or with ``--exploit-greedy`` its deterministic play (as
+tournaments and ``machu exploit`` do; exploiters sample in the pool). Each evaluation also plays
+the main agent against every pool member and writes ``league.json``: win shares and ratings.
 ``--frozen A,B`` keeps policies in the pool for the whole run beside the exploiters (sharing
 ``--exploiter-share`` with them; with or without ``--league``): the frozen exploiters of earlier
 probes, so the main agent never forgets the races it once lost (issue #36). Version-1 files join
@@ -248,10 +247,11 @@ class Trainer:
         step = int(self.model.num_timesteps)
         t0 = time.perf_counter()
         main = self._frozen()
+        start = self.exploiters[-1][1] if c.exploiter_init == "last" and self.exploiters else main
         run = train_against(PolicyBank([main], deterministic=c.exploit_greedy,
                                        seed=c.seed + step, precision=c.precision, names=["main"]),
                             players=c.players, steps=c.exploiter_steps,
-                            seed=c.seed + step + 1, warm_start=main,
+                            seed=c.seed + step + 1, warm_start=start,
                             settings=c.exploiter_settings(),
                             reward=c.reward, device=self.device)
         net = run.model.net.cpu().eval()

@@ -105,6 +105,9 @@ def train(
     exploiter_ppo: str = typer.Option("learner", help="league: the exploiters' PPO settings: "
                                       "learner (the learner's own) or probe (machu exploit's: "
                                       "clip 0.2, 4 epochs, whatever the learner's)"),
+    exploiter_init: str = typer.Option("main", help="league: where each exploiter starts: main "
+                                       "(the main agent's weights) or last (the newest "
+                                       "exploiter's, which keeps adapting)"),
     frozen: str = typer.Option("", help="comma-separated policies (shipped names, "
                                "policy:<file>) that stay in the pool all run long beside the "
                                "exploiters, sharing --exploiter-share with them: frozen "

@@ -247,6 +247,43 @@ def test_league_exploiters_train_with_the_learners_or_the_probes_settings(tmp_pa
         TrainConfig(exploiter_ppo="exploiter").check()
 
 
+@pytest.mark.parametrize("start", ["main", "last"])
+def test_league_exploiters_start_from_the_main_agent_or_the_newest_exploiter(tmp_path,
+                                                                             monkeypatch, start):
+    """exploiter_init "main": every exploiter starts from the frozen main agent it trains
+    against; "last": from the newest exploiter (the first one from the main agent)."""
+    import torch
+
+    from machu_env.train import exploit as exploit_module
+
+    calls = []
+    original = exploit_module.train_against
+
+    def flat(net):
+        return torch.cat([p.detach().flatten() for p in net.parameters()]).clone()
+
+    def spy(bank, *args, **kwargs):
+        main, warm = flat(bank.nets[0]), flat(kwargs["warm_start"])
+        run = original(bank, *args, **kwargs)
+        calls.append((main, warm, flat(run.model.net)))
+        return run
+
+    monkeypatch.setattr(exploit_module, "train_against", spy)
+    config = TrainConfig(players=2, timesteps=1536, seed=1, out=str(tmp_path / "l"), n_envs=16,
+                         n_steps=32, batch_size=256, n_epochs=1, net_arch="16,16",
+                         eval_every=1536, eval_games=4, snapshot_every=1536, league=True,
+                         exploiter_every=512, exploiter_steps=512, exploiter_init=start,
+                         device="cpu", threads=1, imitate="")
+    train(config, verbose=False)
+    assert len(calls) == 2
+    (main1, warm1, trained1), (main2, warm2, _) = calls
+    assert torch.equal(warm1, main1)  # the first one always starts from the main agent
+    assert not torch.equal(main2, trained1)  # (the main agent and the exploiter differ)
+    assert torch.equal(warm2, main2 if start == "main" else trained1)
+    with pytest.raises(ValueError, match="exploiter_init must be one of main, last"):
+        TrainConfig(exploiter_init="first").check()
+
+
 def test_exploit_probe_trains_and_reports_for_any_agent(tmp_path):
     summary = exploit("gold", players=2, steps=1024, seed=0, out=tmp_path / "gold",
                       eval_games=40, settings=SMALL, verbose=False)
