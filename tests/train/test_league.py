@@ -196,6 +196,16 @@ def test_frozen_policies_stay_in_the_pool_and_the_league_table(tmp_path):
         assert not (tmp_path / "bad").exists()
 
 
+def tiny_league(tmp_path, timesteps: int = 1024, **settings) -> TrainConfig:
+    """A league run small enough for a test: an exploiter every 512 steps, one evaluation and
+    one snapshot at the end."""
+    return TrainConfig(players=2, timesteps=timesteps, seed=1, out=str(tmp_path / "l"),
+                       n_envs=16, n_steps=32, batch_size=256, n_epochs=1, net_arch="16,16",
+                       eval_every=timesteps, eval_games=4, snapshot_every=timesteps, league=True,
+                       exploiter_every=512, exploiter_steps=512, device="cpu", threads=1,
+                       imitate="", **settings)
+
+
 @pytest.mark.parametrize("greedy", [False, True])
 def test_league_exploiters_face_the_main_agents_sampled_or_greedy_play(tmp_path, monkeypatch,
                                                                         greedy):
@@ -209,11 +219,7 @@ def test_league_exploiters_face_the_main_agents_sampled_or_greedy_play(tmp_path,
         return original(bank, *args, **kwargs)
 
     monkeypatch.setattr(exploit_module, "train_against", spy)
-    config = TrainConfig(players=2, timesteps=1024, seed=1, out=str(tmp_path / "l"), n_envs=16,
-                         n_steps=32, batch_size=256, n_epochs=1, net_arch="16,16",
-                         eval_every=1024, eval_games=4, snapshot_every=1024, league=True,
-                         exploiter_every=512, exploiter_steps=512, exploit_greedy=greedy,
-                         device="cpu", threads=1, imitate="")
+    config = tiny_league(tmp_path, exploit_greedy=greedy)
     train(config, verbose=False)
     assert seen == [[greedy]]
 
@@ -233,11 +239,7 @@ def test_league_exploiters_train_with_the_learners_or_the_probes_settings(tmp_pa
         return original(bank, *args, **kwargs)
 
     monkeypatch.setattr(exploit_module, "train_against", spy)
-    config = TrainConfig(players=2, timesteps=1024, seed=1, out=str(tmp_path / "l"), n_envs=16,
-                         n_steps=32, batch_size=256, n_epochs=1, clip_range=0.1,
-                         net_arch="16,16", eval_every=1024, eval_games=4, snapshot_every=1024,
-                         league=True, exploiter_every=512, exploiter_steps=512,
-                         exploiter_ppo=kind, device="cpu", threads=1, imitate="")
+    config = tiny_league(tmp_path, clip_range=0.1, exploiter_ppo=kind)
     train(config, verbose=False)
     (settings,) = seen
     assert (settings.n_envs, settings.n_steps, settings.batch_size) == (16, 32, 256)
@@ -269,11 +271,7 @@ def test_league_exploiters_start_from_the_main_agent_or_the_newest_exploiter(tmp
         return run
 
     monkeypatch.setattr(exploit_module, "train_against", spy)
-    config = TrainConfig(players=2, timesteps=1536, seed=1, out=str(tmp_path / "l"), n_envs=16,
-                         n_steps=32, batch_size=256, n_epochs=1, net_arch="16,16",
-                         eval_every=1536, eval_games=4, snapshot_every=1536, league=True,
-                         exploiter_every=512, exploiter_steps=512, exploiter_init=start,
-                         device="cpu", threads=1, imitate="")
+    config = tiny_league(tmp_path, timesteps=1536, exploiter_init=start)
     train(config, verbose=False)
     assert len(calls) == 2
     (main1, warm1, trained1), (main2, warm2, _) = calls
