@@ -1,7 +1,7 @@
 """The ``machu`` command: play, agents, tournament, analyze, dataset, replay, serve, train,
-exploit, population, bench, warmup, rules, cache — one module per group of commands (``playing``,
-``roster``, ``evaluating``, ``datasets``, ``serving``, ``training``, ``tools``) over shared
-option checks (``options``) and one Typer app (``commands``).
+exploit, population, average, bench, warmup, rules, cache — one module per group of commands
+(``playing``, ``roster``, ``evaluating``, ``datasets``, ``serving``, ``training``, ``tools``)
+over shared option checks (``options``) and one Typer app (``commands``).
 
 Bad input never shows a traceback: every command prints one line, ``machu <command>: error:
 ...``, to stderr and exits with status 2 (``MACHU_DEBUG=1`` shows the traceback). Text that is
@@ -28,8 +28,8 @@ from machu_env.cli.interrupts import (
 )
 
 for command in (playing.play, roster.agents, evaluating.tournament, evaluating.analyze,
-                datasets.dataset, playing.replay, serving.serve,
-                training.train, training.exploit, training.population, tools.bench,
+                datasets.dataset, playing.replay, serving.serve, training.train,
+                training.exploit, training.population, training.average, tools.bench,
                 tools.warmup, tools.rules, tools.cache):  # (the order of `machu --help`)
     app.command()(interruptible(command))
 

@@ -1,4 +1,5 @@
-"""``machu train``, ``machu exploit`` and ``machu population`` (the ``train`` extra)."""
+"""``machu train``, ``machu exploit``, ``machu population`` and ``machu average`` (the ``train``
+extra)."""
 
 from __future__ import annotations
 
@@ -391,6 +392,39 @@ def population(
             summary = build(names, players, games, out, seed=seed, min_weight=min_weight,
                             trust_pickle=trust_pickle, command=command)
     except (ValueError, ImportError) as e:
+        raise typer.BadParameter(str(e)) from None
+    console.print_json(json.dumps(summary))
+
+
+# --- average --------------------------------------------------------------------------------------
+def average(
+    members: str = typer.Option(..., help="comma-separated trained policies of one network "
+                                "(ppo-2p, policy:<file>), 2 to 16"),
+    out: Path = typer.Option(..., help="the averaged policy file to write (.safetensors)"),
+    weights: str = typer.Option("", help="comma-separated weights, one per member (empty: "
+                                "equal); normalised to sum to 1"),
+) -> None:
+    """Weight averaging: write one policy whose weights are the weighted mean of the members'
+    (an agent and its fine-tune, or snapshots of one run; train/average.py)."""
+    try:
+        from machu_env.train.average import average as run_average
+        from machu_env.train.average import parse_weights
+    except ImportError as e:
+        raise typer.BadParameter(f"averaging needs the train extra ({e}): "
+                                 "pip install 'machu-env[train]'") from None
+    names = [m.strip() for m in members.split(",") if m.strip()]
+    if out.suffix != ".safetensors":
+        raise typer.BadParameter(f"{out}: an agent file ends in .safetensors",
+                                 param_hint="--out")
+    from machu_env.agents import shipped_policy
+
+    output_file(out, "--out")
+    refuse_overwrite(out, agent_files(names) + [shipped_policy(n) for n in names
+                                                if shipped_policy(n) is not None], "--out")
+    try:
+        summary = run_average(names, parse_weights(weights, len(names)), out,
+                              command=" ".join(["machu", *sys.argv[1:]]))
+    except ValueError as e:
         raise typer.BadParameter(str(e)) from None
     console.print_json(json.dumps(summary))
 
