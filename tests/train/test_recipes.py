@@ -250,7 +250,7 @@ def test_a_recipe_stopped_in_a_phase_resumes_where_it_stopped(tmp_path, monkeypa
 
 def test_the_ladder_names_each_rung_and_what_reaches_it():
     assert ladder.ladder(2) == [("gold", 0.95), ("ppo-2p-v1", 0.5), ("ppo-2p", 0.5),
-                                ("ppo-2p-race", 0.5), ("best-2p", 0.5)]
+                                ("ppo-2p-race", 0.5), ("ppo-2p-reg", 0.5), ("best-2p", 0.5)]
     assert [n for n, _ in ladder.ladder(3)] == ["gold", "ppo-3p-v1", "ppo-3p", "best-3p"]
     row = {"win_vs_gold": 0.96, "win_vs_ppo-2p-v1": 0.51, "win_vs_ppo-2p": 0.49,
            "win_vs_ppo-2p-race": float("nan")}

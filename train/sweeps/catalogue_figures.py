@@ -6,6 +6,7 @@ players, and the heuristics), then write them into the catalogue with the date, 
 the machine.
 
     python train/sweeps/catalogue_figures.py [--games 1000] [--out runs/catalogue] [--players N]
+        [--only NAME,...]
 
 Results: ``train/results/catalogue/`` (each tournament's summary.json); the table of
 docs/agents.md is rewritten from the catalogue."""
@@ -24,7 +25,7 @@ from machu_env.agents import catalogue as cat
 from machu_env.benchmarks.machine import describe
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = {2: "ppo-2p-reg,ppo-2p-race,ppo-2p,ppo-2p-v2,ppo-2p-v1,gold,builder,random",
+TABLES = {2: "ppo-2p-avg,ppo-2p-reg,ppo-2p-race,ppo-2p,ppo-2p-v2,ppo-2p-v1,gold,builder,random",
           3: "ppo-3p-recipe,ppo-3p-race,ppo-3p,ppo-3p-v1,gold,builder,random",
           4: "ppo-4p,ppo-5p,ppo-3p,gold,builder,random",
           5: "ppo-5p,ppo-4p,ppo-3p,gold,builder,random"}
@@ -45,14 +46,19 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("runs/catalogue"))
     p.add_argument("--players", type=int, default=0, help="only this player count's agents "
                    "and rating table (0: all)")
+    p.add_argument("--only", default="", help="comma-separated agents: only their win share "
+                   "against gold is measured (again); the rating tables as always")
     a = p.parse_args()
     data = json.loads(cat.CATALOGUE.read_text())
     today = datetime.date.today().isoformat()
     cpu = describe()["cpu"]
     keep = ROOT / "train" / "results" / "catalogue"
     keep.mkdir(parents=True, exist_ok=True)
+    only = {n.strip() for n in a.only.split(",") if n.strip()}
     for row in cat.catalogue(a.players or None):
         name, players = row["name"], row["players"]
+        if only and name not in only:
+            continue
         command, s = tournament(",".join([name] + ["gold"] * (players - 1)), players, a.games,
                                 a.out / f"{name}_vs_gold")
         share = next(r["win_share"] for r in s["agents"] if r["agent"] == name)
