@@ -4,9 +4,10 @@
 
 The policies must share one network (the same layers and observation): typically an agent and
 its own fine-tune, or snapshots of one run. Averaging the weights of a policy and its
-fine-tune (WiSE-FT, Wortsman et al. 2022; "model soups" average several fine-tunes) keeps most
-of what the fine-tune gained while staying near where it started; here it made a fine-tune of
-``best-2p`` harder to exploit than either end (docs/research.md, 2026-11-29). Unlike a
+fine-tune (WiSE-FT, Wortsman et al. 2022; "model soups" average several fine-tunes) can keep
+most of what the fine-tune gained while staying near where it started: the mean of
+``ppo-2p-reg`` and its fine-tune beat ``ppo-2p-reg`` and, as it plays, was a little harder to
+exploit than either (docs/research.md, 2026-11-29; other means were not). Unlike a
 population (``machu population``), the result is a single network: it plays as fast as any
 policy and can be trained on further.
 
@@ -24,9 +25,17 @@ from typing import Any
 from machu_env.train.population import MAX_MEMBERS, members_of
 
 
+def check_count(names: list[str]) -> None:
+    """ValueError unless there are 2..MAX_MEMBERS members."""
+    if not 2 <= len(names) <= MAX_MEMBERS:
+        raise ValueError(f"an average needs 2..{MAX_MEMBERS} members, got {len(names)}")
+
+
 def parse_weights(text: str, count: int) -> list[float]:
     """The members' weights from ``"0.5,0.5"`` (empty: equal), normalised to sum to 1;
     ValueError naming what is wrong."""
+    if count < 1:
+        raise ValueError("no members to weigh")
     if not text.strip():
         return [1.0 / count] * count
     parts = [p.strip() for p in text.split(",")]
@@ -57,8 +66,7 @@ def average(names: list[str], weights: list[float], out: str | Path,
 
     from machu_env.agents import policy_file
 
-    if not 2 <= len(names) <= MAX_MEMBERS:
-        raise ValueError(f"an average needs 2..{MAX_MEMBERS} members, got {len(names)}")
+    check_count(names)
     members = members_of(names)
     if len(weights) != len(members) or abs(sum(weights) - 1) > 1e-6:
         raise ValueError("one weight per member, summing to 1 (parse_weights)")

@@ -408,7 +408,7 @@ def average(
     (an agent and its fine-tune, or snapshots of one run; train/average.py)."""
     try:
         from machu_env.train.average import average as run_average
-        from machu_env.train.average import parse_weights
+        from machu_env.train.average import check_count, parse_weights
     except ImportError as e:
         raise typer.BadParameter(f"averaging needs the train extra ({e}): "
                                  "pip install 'machu-env[train]'") from None
@@ -422,6 +422,7 @@ def average(
     refuse_overwrite(out, agent_files(names) + [shipped_policy(n) for n in names
                                                 if shipped_policy(n) is not None], "--out")
     try:
+        check_count(names)
         summary = run_average(names, parse_weights(weights, len(names)), out,
                               command=" ".join(["machu", *sys.argv[1:]]))
     except ValueError as e:

@@ -58,6 +58,8 @@ def test_the_average_is_the_weighted_mean_of_the_members_weights_and_plays(tmp_p
 
 @pytest.mark.parametrize("members, weights, out, message", [
     ("ppo-2p", "", "x.safetensors", "2..16 members"),
+    (",", "", "x.safetensors", "2..16 members, got 0"),
+    (",", "1", "x.safetensors", "2..16 members, got 0"),
     ("ppo-2p,ppo-2p", "", "x.safetensors", "named twice"),
     ("ppo-2p,gold", "", "x.safetensors", "one trained policy"),
     ("ppo-2p,best-2p", "", "x.safetensors", "another network"),
