@@ -335,6 +335,22 @@ def remove_outputs(out: Path, existed: bool, names: tuple[str, ...]) -> None:
 
 
 # --- population -----------------------------------------------------------------------------------
+def _members_and_output(members: str, out: Path) -> tuple[list[str], list[Path]]:
+    """The names of ``--members`` and the files they read, with ``--out`` checked first: an
+    agent file that can be written and is none of them."""
+    from machu_env.agents import shipped_policy
+
+    names = [m.strip() for m in members.split(",") if m.strip()]
+    if out.suffix != ".safetensors":
+        raise typer.BadParameter(f"{out}: an agent file ends in .safetensors",
+                                 param_hint="--out")
+    inputs = agent_files(names) + [shipped_policy(n) for n in names
+                                   if shipped_policy(n) is not None]
+    output_file(out, "--out")  # before the games and the training, not after
+    refuse_overwrite(out, inputs, "--out")
+    return names, inputs
+
+
 def population(
     members: str = typer.Option(..., help="comma-separated trained policies (ppo-2p, "
                                 "policy:<file>), 2 to 16"),
@@ -363,16 +379,7 @@ def population(
     except ImportError as e:
         raise typer.BadParameter(f"populations need the train extra ({e}): "
                                  "pip install 'machu-env[train]'") from None
-    names = [m.strip() for m in members.split(",") if m.strip()]
-    if out.suffix != ".safetensors":
-        raise typer.BadParameter(f"{out}: an agent file ends in .safetensors",
-                                 param_hint="--out")
-    from machu_env.agents import shipped_policy
-
-    inputs = agent_files(names) + [shipped_policy(n) for n in names
-                                   if shipped_policy(n) is not None]
-    output_file(out, "--out")  # before the games and the training, not after
-    refuse_overwrite(out, inputs, "--out")
+    names, inputs = _members_and_output(members, out)
     if psro:  # the best responses' files: never one of the inputs either
         folder = out.parent / f"{out.stem}_psro"
         output_folder(folder, "--out")
@@ -412,15 +419,7 @@ def average(
     except ImportError as e:
         raise typer.BadParameter(f"averaging needs the train extra ({e}): "
                                  "pip install 'machu-env[train]'") from None
-    names = [m.strip() for m in members.split(",") if m.strip()]
-    if out.suffix != ".safetensors":
-        raise typer.BadParameter(f"{out}: an agent file ends in .safetensors",
-                                 param_hint="--out")
-    from machu_env.agents import shipped_policy
-
-    output_file(out, "--out")
-    refuse_overwrite(out, agent_files(names) + [shipped_policy(n) for n in names
-                                                if shipped_policy(n) is not None], "--out")
+    names, _ = _members_and_output(members, out)
     try:
         check_count(names)
         summary = run_average(names, parse_weights(weights, len(names)), out,

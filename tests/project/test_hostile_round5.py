@@ -387,7 +387,9 @@ def test_a_search_of_a_search_is_refused(capsys):
 
 
 def test_a_population_names_each_policy_once(tmp_path, capsys):
-    code, _, err = _cli(["population", "--members", "best-2p,ppo-2p-reg", "--out",
+    from machu_env.agents.catalogue import resolve
+
+    code, _, err = _cli(["population", "--members", f"best-2p,{resolve('best-2p')}", "--out",
                          str(tmp_path / "pop.safetensors"), "--games", "2"], capsys)
     assert code == 2 and "are the same policy" in err, err
     assert not (tmp_path / "pop.safetensors").exists()
