@@ -208,9 +208,11 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
                          threads=threads, overlap=overlap, device=device, recipe=name,
                          init=str(out / previous / "latest.safetensors") if previous else "")
         if verbose:
+            by_steps = (f" or {int(budget_steps * phase['until']):,} steps of {budget_steps:,},"
+                        " whichever comes first") if timesteps else ""
             print(f"recipe {recipe['name']}: phase {phase['name']} (until "
-                  f"{phase['until'] * budget_minutes:.0f} min of {budget_minutes:.0f})",
-                  flush=True)
+                  f"{phase['until'] * budget_minutes:.0f} min of {budget_minutes:.0f}"
+                  f"{by_steps})", flush=True)
         again = (folder / "latest.json").exists()
         trainer = Trainer(config, resume=again, verbose=verbose, elapsed=elapsed)
         trainer.rungs_before = frozenset(state.get("rungs", []))

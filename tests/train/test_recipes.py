@@ -206,15 +206,18 @@ def test_the_time_budget_ends_a_recipe_with_a_checkpoint(tmp_path):
         "elapsed_seconds"] >= 24
 
 
-def test_the_step_budget_ends_each_phase_at_its_share_of_it(tmp_path):
+def test_the_step_budget_ends_each_phase_at_its_share_of_it(tmp_path, capsys):
     """``--timesteps``: each phase ends at its ``until`` of the steps (a schedule that a slower
-    machine follows step for step), whatever the time budget left."""
+    machine follows step for step), whatever the time budget left; each phase says both ends."""
     recipe = copy.deepcopy(TINY)
     recipe["phases"][0].pop("timesteps")
     recipe["phases"][0]["until"] = 0.5
     recipe["phases"][1]["settings"].update(league=False, eval_agents="")
     state = recipes.run(str(_file(tmp_path, recipe)), tmp_path / "run", minutes=30,
-                        timesteps=8192, verbose=False)
+                        timesteps=8192)
+    said = capsys.readouterr().out
+    assert "phase fast (until 15 min of 30 or 4,096 steps of 8,192, whichever comes first)" in said
+    assert "phase league (until 30 min of 30 or 8,192 steps of 8,192, whichever" in said
     assert state["done"] == ["fast", "league"]  # rollouts of 16 games x 64 steps: 1,024
     assert state["phases"]["fast"]["timesteps"] == 4096
     assert state["phases"]["league"]["timesteps"] == 4096 and state["steps"] == 8192
