@@ -25,6 +25,20 @@ def test_benchmark_functions_measure_something():
     assert run.vecenv_loop(MachuPicchuVecEnv(8, 3), 0.01, lambda v: v.action_masks()) > 0
 
 
+def test_the_machine_record_names_the_cpu_generation_not_only_its_brand():
+    import machine
+
+    zen3 = ("processor\t: 0\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: AMD EPYC\n"
+            "cpu MHz\t\t: 2449.998\n")
+    zen5 = "processor\t: 0\ncpu family\t: 26\nmodel\t\t: 2\nmodel name\t: AMD EPYC\n"
+    assert machine.cpu_id(zen3) == "family 25 model 1, 2450 MHz"
+    assert machine.cpu_id(zen5 + "\n" + zen3) == "family 26 model 2"  # the first processor's
+    assert machine.cpu_id("model name\t: Apple M2\n") == ""
+    unknown_clock = "cpu family\t: 6\nmodel\t: 143\ncpu MHz\t: unknown\n"
+    assert machine.cpu_id(unknown_clock) == "family 6 model 143"
+    assert set(machine.describe()) >= {"cpu", "cpu_id", "date", "cpu_cores"}
+
+
 def test_train_speed_runs_both_learners_for_the_same_steps():
     pytest.importorskip("sb3_contrib")
     import train_speed
