@@ -286,6 +286,12 @@ def result_seconds(runs: list[dict]) -> float | None:
     return _stats([r["marks"].get("0.95", {}).get("seconds") for r in runs])["median"]
 
 
+def machine_label(result: dict) -> str:
+    """The CPU a result ran on, with its family and model where recorded (``cpu_id``) and its
+    date: ``AMD EPYC, family 26 model 2, 2596 MHz, 2026-12-01``."""
+    return ", ".join(str(result[k]) for k in ("cpu", "cpu_id", "date") if result.get(k))
+
+
 def plot_ladder(result: dict, path: Path) -> Path:
     """The ladder's curves of a ``--ladder`` result: each run's win share against each rung
     (a colour per rung, a line style per setting) over wall-clock minutes (from the process's
@@ -319,7 +325,7 @@ def plot_ladder(result: dict, path: Path) -> Path:
     for mark in sorted({m for _, m in rungs}):
         ax.axhline(mark, color="grey", lw=0.7, ls=":")
     ax.set(xlabel="wall-clock minutes since launch", ylabel="win share", ylim=(0, 1.02),
-           title=f"the strength ladder, {result['players']} players ({result.get('cpu', '')})")
+           title=f"the strength ladder, {result['players']} players ({machine_label(result)})")
     ax.legend(fontsize=7, loc="lower right")
     ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -37,6 +37,12 @@ def test_the_machine_record_names_the_cpu_generation_not_only_its_brand():
     unknown_clock = "cpu family\t: 6\nmodel\t: 143\ncpu MHz\t: unknown\n"
     assert machine.cpu_id(unknown_clock) == "family 6 model 143"
     assert set(machine.describe()) >= {"cpu", "cpu_id", "date", "cpu_cores"}
+    import time_to_strength
+
+    old = {"cpu": "AMD EPYC", "date": "2026-11-28"}  # (results written before cpu_id)
+    assert time_to_strength.machine_label(old) == "AMD EPYC, 2026-11-28"
+    assert (time_to_strength.machine_label({**old, "cpu_id": "family 26 model 2"})
+            == "AMD EPYC, family 26 model 2, 2026-11-28")
 
 
 def test_train_speed_runs_both_learners_for_the_same_steps():
