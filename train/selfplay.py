@@ -122,8 +122,11 @@ class Trainer:
             from machu_env.train.imitate import check_memory
 
             check_memory(c.imitate_games, self.config_net["obs_size"])
+        self._refuse_inputs_inside(resume)
         if resume:
             self._check_resumable()
+        else:
+            checkpoints.check_new(self.out)  # a user's files are never removed or written over
         created = not self.out.exists()
         try:
             self.out.mkdir(parents=True, exist_ok=True)
@@ -132,9 +135,25 @@ class Trainer:
         try:
             self._build(resume, verbose)
         except BaseException:  # a failed or interrupted start leaves no empty run folder
+            checkpoints.unmark_if_alone(self.out)
             if created and self.out.is_dir() and not any(self.out.iterdir()):
                 self.out.rmdir()
             raise
+
+    def _refuse_inputs_inside(self, resume: bool) -> None:
+        """The run reads no file from its own folder (``--init``, ``--frozen``, evaluated
+        agents): a new run there would remove or overwrite it."""
+        c, root = self.config, self.out.resolve()
+        named = [("--init", init_path(c.init))] if c.init and not resume else []
+        named += [("--frozen", p) for p in c.frozen_paths()]
+        named += [("--eval-agents", Path(n.split(":", 1)[1]))
+                  for n in (c.eval_agents.split(",") if c.eval_agents != "ladder" else [])
+                  if n.strip().startswith("policy:")]
+        for option, path in named:
+            if root == path.resolve() or root in path.resolve().parents:
+                raise ValueError(f"{option} {path} lies inside the run folder {self.out}, "
+                                 "where the run writes: copy it elsewhere or choose another "
+                                 "--out")
 
     def _build(self, resume: bool, verbose: bool) -> None:
         c = self.config
@@ -151,9 +170,7 @@ class Trainer:
         if resume:
             self._resume()
         else:
-            if (self.out / "latest.json").exists():
-                raise ValueError(f"{self.out} already holds a run; use --resume to continue it "
-                                 "or choose another --out")
+            checkpoints.mark(self.out)  # (checked by check_new: none of the files is a user's)
             checkpoints.clear_unfinished(self.out)  # an earlier start that never checkpointed
             net = init_net if init_net is not None else \
                 new_net(self.config_net, c.seed).to(self.device)

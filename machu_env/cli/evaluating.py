@@ -67,6 +67,7 @@ def tournament(
                                  "mix the runs: choose another --out or empty that folder",
                                  param_hint="--records")
     had_records = folder.exists()
+    earlier = {name: _stamp(out / name) for name in OUTPUTS}  # (an earlier run's stay as they are)
     output_folder(out, "--out")
     summary = None
     try:
@@ -86,15 +87,25 @@ def tournament(
             shutil.rmtree(folder, ignore_errors=True)
             if had_records:
                 folder.mkdir()
-        if summary is not None:  # stopped while writing the outputs: none of them is kept
+        if summary is not None:  # stopped while writing the outputs: none of this run's is kept
             for name in OUTPUTS:
-                (out / name).unlink(missing_ok=True)
+                if _stamp(out / name) != earlier[name]:
+                    (out / name).unlink(missing_ok=True)
         if not existed and out.is_dir() and not any(out.iterdir()):
             out.rmdir()
         if isinstance(e, (ValueError, ImportError)):
             raise typer.BadParameter(str(e)) from None
         raise
     console.print("wrote " + ", ".join(str(p) for p in paths))
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """Which file is at ``path`` (inode, change time): outputs are replaced, never edited."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
 
 
 # --- analyze -------------------------------------------------------------------------------------

@@ -283,6 +283,12 @@ def exploit(
     if out is not None:
         refuse_inputs_inside(out, agent_files([agent]), "--out")
         existed = check_output_folder(out, "--out")  # (created when the probe starts)
+        earlier = sorted(p.name for pattern in EXPLOIT_OUTPUTS for p in out.glob(pattern)) \
+            if existed else []
+        if earlier:  # (a stopped probe removes its outputs: never an earlier probe's)
+            raise typer.BadParameter(f"{out} holds an earlier probe's {', '.join(earlier)}: "
+                                     "choose another --out (nothing was changed)",
+                                     param_hint="--out")
     if precision not in ("fp32", "bf16") or (precision == "bf16" and not bf16_supported()):
         raise typer.BadParameter(f"precision must be fp32 or bf16 (bf16 only on CPUs with "
                                  f"bfloat16 arithmetic), got {precision!r}",
@@ -322,7 +328,8 @@ EXPLOIT_OUTPUTS = ("curve.csv", "curve.png", "exploiter.safetensors", "summary.j
 
 def remove_outputs(out: Path, existed: bool, names: tuple[str, ...]) -> None:
     """What a stopped command wrote in ``out``: the folder itself where the command created
-    it, else only the files (and folders) named by ``names``' patterns."""
+    it, else only the files (and folders) named by ``names``' patterns (the command refused
+    a folder that held any of them before it started)."""
     if not existed:
         shutil.rmtree(out, ignore_errors=True)
         return

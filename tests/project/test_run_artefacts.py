@@ -1,7 +1,8 @@
 """What a training run may leave in the repository (docs/contributing.md, *Run artefacts*):
 small JSON/CSV results, curves and the records a doc cites; never weights. The research weights
-committed before that policy left the tree on 2026-11-27; ``train/results/weights.json`` keeps
-each one's digest and the command that rebuilds it. A clone stays light (issue #57)."""
+committed before that policy left the tree; ``train/results/weights.json`` keeps each one's
+digest and what rebuilds it, as data (a probe's settings or a sweep script's path). A clone
+stays light."""
 
 from __future__ import annotations
 
@@ -43,15 +44,81 @@ def test_no_weights_or_bulky_files_under_train_results():
                      f"over {MAX_FILE // 1024} KiB; docs/contributing.md): {bad}")
 
 
+def _rebuild():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rebuild_weights",
+                                                  ROOT / "train/sweeps/rebuild_weights.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_each_removed_weight_file_says_how_to_rebuild_it():
     files = json.loads(MANIFEST.read_text())["files"]
+    rebuild = _rebuild()
     assert len(files) == 33
     for rel, entry in files.items():
         assert not (ROOT / rel).exists(), f"{rel} is back in the tree"
         assert len(entry["sha256"]) == 64 and entry["bytes"] > 0
-        assert entry["rebuild"].startswith(("machu exploit --agent", "bash train/sweeps/"))
-        if entry["rebuild"].startswith("bash "):
-            assert (ROOT / entry["rebuild"].split()[1]).is_file(), entry["rebuild"]
+        assert "rebuild" not in entry  # (data names what to rebuild, never a command)
+        words = rebuild.describe(rel, entry)
+        assert words.startswith(("machu exploit --agent", "bash train/sweeps/")), words
+        if "script" in entry:
+            assert (ROOT / entry["script"]).is_file(), entry["script"]
+
+
+@pytest.mark.parametrize("path,entry,words", [
+    ("train/results/x.safetensors", {"probe": {"agent": "policy:evil.zip", "players": 2,
+                                               "steps": 10, "seed": 0, "eval_games": 10}},
+     "probe agent must be"),
+    ("train/results/x.safetensors", {"probe": {"agent": "ppo-2p --trust-pickle", "players": 2,
+                                               "steps": 10, "seed": 0, "eval_games": 10}},
+     "probe agent must be"),
+    ("train/results/x.safetensors", {"probe": {"agent": "ppo-2p", "players": 2, "steps": 10,
+                                               "seed": 0, "eval_games": 10,
+                                               "trust_pickle": True}}, "exactly agent"),
+    ("train/results/x.safetensors", {"probe": {"agent": "ppo-2p", "players": "2 --ray auto",
+                                               "steps": 10, "seed": 0, "eval_games": 10}},
+     "players must be an int"),
+    ("/tmp/x.safetensors", {"script": "train/sweeps/race_2p_v2.sh"}, "relative path"),
+    ("train/results/../../x.safetensors", {"script": "train/sweeps/race_2p_v2.sh"},
+     "relative path"),
+    ("train/results/x.safetensors", {"script": "train/sweeps/a.sh; rm -rf ~"}, "script must be"),
+])
+def test_a_hostile_manifest_entry_is_refused_and_nothing_runs(path, entry, words, tmp_path,
+                                                             monkeypatch, capsys):
+    rebuild = _rebuild()
+    with pytest.raises(ValueError, match=words):
+        rebuild.describe(path, entry)
+    manifest = tmp_path / "weights.json"
+    manifest.write_text(json.dumps({"files": {path: {"sha256": "0" * 64, "bytes": 1, **entry}}}))
+    monkeypatch.setattr(rebuild, "MANIFEST", manifest)
+    ran = []
+    monkeypatch.setattr(rebuild.subprocess, "run", lambda *a, **k: ran.append(a))
+    assert rebuild.main([path]) == 2 and not ran
+    assert "not a weights manifest" in capsys.readouterr().err
+
+
+def test_a_probe_entry_runs_only_the_command_built_from_its_settings(tmp_path, monkeypatch):
+    rebuild = _rebuild()
+    path = "train/results/probes/ppo2p_5m/exploiter.safetensors"
+    entry = json.loads(MANIFEST.read_text())["files"][path]
+    ran = []
+
+    def fake_run(argv, check):
+        ran.append(argv)
+        out = Path(argv[argv.index("--out") + 1])
+        (out / "exploiter.safetensors").write_bytes(b"x")
+
+    monkeypatch.setattr(rebuild.subprocess, "run", fake_run)
+    monkeypatch.setattr(rebuild, "ROOT", tmp_path)
+    assert rebuild.main([path]) == 0
+    p = entry["probe"]
+    assert ran[0][1:-2] == ["-m", "machu_env.cli", "exploit", "--agent", p["agent"],
+                            "--players", str(p["players"]), "--steps", str(p["steps"]),
+                            "--seed", str(p["seed"]), "--eval-games", str(p["eval_games"])]
+    assert (tmp_path / path).read_bytes() == b"x"
 
 
 def test_the_small_results_stay_within_the_budget():
