@@ -27,24 +27,46 @@ EVAL_EVERY, STOP_EVAL_EVERY = 500_000, 65_536  # (eval_every 0: see TrainConfig.
 MAX_EVAL_GAMES = 100_000  # games per opponent per evaluation (all played at once)
 EXPLOITER_PPO = ("learner", "probe")  # a league exploiter's PPO settings (exploiter_settings)
 EXPLOITER_INIT = ("main", "last")  # where a league exploiter starts (Trainer.add_exploiter)
+MAX_POOL = 64  # max_snapshots, max_exploiters: frozen networks kept in the pool
 MAX_SACRIFICES = 50  # stop_at_sacrifices: a goal of sacrifices a game (a game has far fewer)
 # a network's shape as written: ASCII digits, no signs, spaces or leading zeros
 NET_ARCH = re.compile(r"(shared:)?[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){0,15}", re.ASCII)
 
 
+HISTORY_NEEDS = ("timesteps", "win_vs_gold")  # the columns a run reads back from its history
+MAX_HISTORY_BYTES = 20 * 2**20
+
+
 def read_history(path: Path) -> list[dict[str, float]]:
-    """A run's ``history.csv`` (one row per evaluation); ValueError naming the file and the row
-    for a short or malformed row."""
-    rows = []
-    with path.open(newline="") as f:
-        for line, row in enumerate(csv.DictReader(f), start=2):
-            try:
-                rows.append({k: int(v) if k == "timesteps" else float(v)
-                             for k, v in row.items()})
-            except (TypeError, ValueError):
-                raise ValueError(f"{path}, line {line}: not a row of numbers with every column "
-                                 f"of the header (got {dict(row)!r:.120})") from None
+    """A run's ``history.csv`` (one row per evaluation), checked as a whole; ValueError naming
+    the file (and the row) otherwise. ``timesteps`` and ``win_vs_gold`` are needed in every
+    row; an empty cell is a column the row's version did not write (it is left out of the
+    row), so a history written across versions reads back as it was written."""
+    try:
+        if path.stat().st_size > MAX_HISTORY_BYTES:
+            raise ValueError(f"{path}: {path.stat().st_size:,} bytes; a run's history is at "
+                             f"most {MAX_HISTORY_BYTES // 2**20} MiB")
+        with path.open(newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in HISTORY_NEEDS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise ValueError(f"{path}: not a run's history (no {', '.join(missing)} "
+                                 f"column; it has {', '.join(HISTORY_NEEDS)} and one column "
+                                 "per measure)")
+            rows = [_history_row(path, line, row) for line, row in enumerate(reader, start=2)]
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a run's history ({e})") from None
     return rows
+
+
+def _history_row(path: Path, line: int, row: dict) -> dict[str, float]:
+    try:
+        if None in row or any(row[c] in (None, "") for c in HISTORY_NEEDS):
+            raise ValueError
+        return {k: int(v) if k == "timesteps" else float(v) for k, v in row.items() if v != ""}
+    except (TypeError, ValueError):
+        raise ValueError(f"{path}, line {line}: not a row of numbers under the header (got "
+                         f"{dict(row)!r:.120})") from None
 
 
 @dataclass
@@ -104,9 +126,15 @@ class TrainConfig(PPOSettings):
         super().check()
         check_int("players", self.players, 2, 5)
         check_int("seed", self.seed, 0, 2**32 - 1)
-        for name in ("timesteps", "snapshot_every", "max_snapshots",
-                     "exploiter_every", "exploiter_steps", "max_exploiters"):
+        for name in ("timesteps", "snapshot_every", "exploiter_every", "exploiter_steps"):
             check_int(name, getattr(self, name), 1, None)
+        for name in ("max_snapshots", "max_exploiters"):  # (each one a network in memory)
+            check_int(name, getattr(self, name), 1, MAX_POOL)
+        if self.recipe and not (re.fullmatch(r"[a-z0-9][a-z0-9-]{0,40}", self.recipe) or (
+                self.recipe.endswith(".json") and len(self.recipe) <= 300
+                and self.recipe.isprintable())):
+            raise ValueError(f"recipe must be a recipe's name or a .json recipe file, got "
+                             f"{self.recipe!r:.100}")
         check_int("eval_every", self.eval_every, 0, None)
         check_int("eval_games", self.eval_games, 1, MAX_EVAL_GAMES)
         check_int("league_games", self.league_games, 0, MAX_EVAL_GAMES)

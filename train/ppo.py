@@ -97,8 +97,9 @@ class PPOSettings:
 
     def check(self) -> None:
         """Clear errors for impossible settings, naming the setting and what is allowed."""
-        for name in ("n_envs", "n_steps", "batch_size", "n_epochs"):
+        for name in ("n_envs", "n_steps", "batch_size"):
             check_int(name, getattr(self, name), 1, None)
+        check_int("n_epochs", self.n_epochs, 1, 100)  # (passes over one rollout)
         check_int("magnet_every", self.magnet_every, 0, None)
         for name in ("learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef",
                      "vf_coef", "max_grad_norm", "ent_coef_final", "magnet_coef"):

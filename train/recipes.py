@@ -272,12 +272,48 @@ def _state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
     try:
         state = json.loads(path.read_text()[:1_000_000])
         ok = (isinstance(state, dict) and state.get("recipe") == recipe["name"]
-              and state.get("seed") == seed and isinstance(state.get("done"), list))
+              and state.get("seed") == seed)
     except (OSError, ValueError, RecursionError):
         ok = False
     if not ok:
         raise ValueError(f"{path}: not a run of recipe {recipe['name']} with seed {seed}")
+    check_state(path, state, recipe)
+    if flags and not state["command"].endswith(flags):  # (budgets or threads changed)
+        state["resumed_with"] = [*state.get("resumed_with", []), flags.strip()]
     return state
+
+
+def _number(value: Any, high: float) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and 0 <= value < high
+
+
+def check_state(path: Path, state: dict[str, Any], recipe: dict[str, Any]) -> None:
+    """Every field a resumed recipe reads, checked before any phase trains (ValueError naming
+    the field): the phases done (the recipe's, in its order), their steps, the seconds."""
+    names = [p["name"] for p in recipe["phases"]]
+    done, phases = state.get("done"), state.get("phases")
+    problem = None
+    if not isinstance(done, list) or done != names[:len(done)]:
+        problem = f"done must list the recipe's first phases in order ({', '.join(names)})"
+    elif not _number(state.get("elapsed_seconds"), 1e9):
+        problem = "elapsed_seconds must be a number of seconds >= 0"
+    elif not isinstance(state.get("steps"), int) or not _number(state["steps"], 2**40):
+        problem = "steps must be an int >= 0"
+    elif not isinstance(state.get("command"), str) or len(state["command"]) > 2000:
+        problem = "command must be the text of the command that started the run"
+    elif not isinstance(phases, dict) or any(
+            not isinstance(phases.get(n), dict) or not isinstance(phases[n].get("timesteps"), int)
+            or not _number(phases[n]["timesteps"], 2**40) for n in done):
+        problem = "phases must hold {\"timesteps\": int} for every phase done"
+    elif not isinstance(state.get("rungs", []), list) or not all(
+            isinstance(r, str) for r in state.get("rungs", [])):
+        problem = "rungs must be a list of agent names"
+    elif not isinstance(state.get("resumed_with", []), list):
+        problem = "resumed_with must be a list of flags"
+    if problem:
+        raise ValueError(f"{path}: not a recipe run's state to resume ({problem}); nothing was "
+                         "trained")
 
 
 def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str, Any]:
@@ -323,6 +359,7 @@ def _write_agent(source: Path, target: Path, state: dict[str, Any]) -> None:
     tensors, config, info = policy_file.parse(policy_file.read_bytes(source), str(source))
     info = {**info, "recipe": state["recipe"], "seed": state["seed"],
             "command": state["command"], "recipe_phases": state["done"],
+            **({"resumed_with": state["resumed_with"]} if state.get("resumed_with") else {}),
             "last_phase_timesteps": info.get("num_timesteps"), "num_timesteps": state["steps"]}
     if "kept" in state:  # the best evaluation on the ladder, not the last policy
         info.update(kept=state["kept"], num_timesteps=state["kept"]["timesteps"],

@@ -83,7 +83,7 @@ class Trainer:
     """One run: builds (or resumes) the learner and the pool, trains, evaluates, saves."""
 
     def __init__(self, config: TrainConfig, resume: bool = False, verbose: bool = True,
-                 elapsed: float = 0.0) -> None:
+                 elapsed: float = 0.0, minutes: float | None = None) -> None:
         self.started = time.perf_counter()  # the history's wall_seconds count from here
         self.elapsed = elapsed  # seconds spent before this session (earlier sessions, phases)
         if resume:  # the run's own settings; only the total steps, device, threads may change
@@ -92,7 +92,8 @@ class Trainer:
             saved = TrainConfig.load(saved_path)
             saved.timesteps, saved.device, saved.out = config.timesteps, config.device, config.out
             saved.threads, saved.ray, saved.overlap = config.threads, config.ray, config.overlap
-            saved.minutes = config.minutes or saved.minutes
+            # (``minutes``: the budget given on resume, 0 removing it; else config's, if set)
+            saved.minutes = minutes if minutes is not None else config.minutes or saved.minutes
             config = saved
         config.check()
         if config.precision == "bf16" and not bf16_supported():
@@ -191,6 +192,8 @@ class Trainer:
         """Before any work: the checkpoint is whole and its network is this run's."""
         checkpoints.read_state(self.out)  # (whole, or a ValueError in words)
         self._load_net(self.out / checkpoints.LATEST, widen=False)
+        if (self.out / "history.csv").exists():
+            read_history(self.out / "history.csv")
 
     def _resume(self) -> None:
         """Rebuild the learner from the run's data-only files (no unpickling)."""
@@ -450,7 +453,8 @@ class Trainer:
         return run_summary(self)
 
 
-def train(config: TrainConfig, resume: bool = False, verbose: bool = True) -> dict[str, Any]:
+def train(config: TrainConfig, resume: bool = False, verbose: bool = True,
+          minutes: float | None = None) -> dict[str, Any]:
     """Run (or resume) a training run; returns its summary. With ``config.ray``, Ray is joined
     (or started) first, so that a missing extra or an unreachable cluster fails at once."""
     started = False
@@ -459,7 +463,7 @@ def train(config: TrainConfig, resume: bool = False, verbose: bool = True) -> di
 
         started = connect(config.ray)
     try:
-        return Trainer(config, resume=resume, verbose=verbose).run()
+        return Trainer(config, resume=resume, verbose=verbose, minutes=minutes).run()
     finally:
         if started:
             from machu_env.ray_backend import require_ray

@@ -168,7 +168,9 @@ def train(
         config.check()  # the options as given, before any work (named as options)
         compile_first("train", training_parts(
             bool(config.imitate) and not config.init and not resume))
-        summary = run_training(config, resume=resume)
+        given = ctx.get_parameter_source("minutes").name not in ("DEFAULT", "DEFAULT_MAP")
+        summary = run_training(config, resume=resume,
+                               minutes=minutes if resume and given else None)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
     console.print_json(json.dumps(summary))

@@ -49,7 +49,20 @@ def write_text(path: str | Path, text: str) -> Path:
 
 
 def write_json(path: str | Path, data: Any, indent: int | None = 2) -> Path:
-    return write_text(path, json.dumps(data, indent=indent))
+    """Strict JSON (a measure that is not a number, NaN or infinite, is ``null``: a bare
+    ``NaN`` is not JSON, and ``jq`` or a browser refuse it)."""
+    return write_text(path, json.dumps(finite(data), indent=indent, allow_nan=False))
+
+
+def finite(data: Any) -> Any:
+    """``data`` with every NaN or infinite float replaced by None (containers copied)."""
+    if isinstance(data, float):
+        return data if data == data and abs(data) != float("inf") else None
+    if isinstance(data, dict):
+        return {k: finite(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [finite(v) for v in data]
+    return data
 
 
 def write_with(path: str | Path, writer: Callable[[Path], Any]) -> Path:
