@@ -1,7 +1,7 @@
-"""The ``machu`` command's first module: it sets Ctrl-C and SIGTERM up before Python imports the
-engine, the frameworks and the command line (the first second of every command), so that a
-signal then ends the command with one line, as it does later, never an import traceback. It
-imports nothing of machu-env itself until the handlers are in place."""
+"""The ``machu`` command's first module: it sets Ctrl-C, SIGTERM and SIGHUP up before Python
+imports the engine, the frameworks and the command line (the first second of every command), so
+that a signal then ends the command with one line, as it does later, never an import traceback.
+It imports nothing of machu-env itself until the handlers are in place."""
 
 from __future__ import annotations
 
@@ -19,16 +19,22 @@ def _stop(signum, frame) -> None:
     _received.append(signum)
 
 
+# Ctrl-C, SIGTERM, and SIGHUP (a closed terminal or SSH session) where the system has it
+STOPS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
 def _leave(signum: int) -> None:
-    """The one line for an interrupted start, and its exit status (130 Ctrl-C, 143 SIGTERM)."""
-    term = signum == signal.SIGTERM
-    print("machu: " + ("terminated (SIGTERM)" if term else "interrupted"), file=sys.stderr)
-    sys.exit(143 if term else 130)
+    """The one line for an interrupted start, and its exit status (128 + the signal: 130
+    Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+    words = "interrupted" if signum == signal.SIGINT else \
+        f"terminated ({signal.Signals(signum).name})"
+    print(f"machu: {words}", file=sys.stderr)
+    sys.exit(128 + int(signum))
 
 
 def main() -> None:
     """``machu``: the handlers, then ``machu_env.cli.entry_point`` (which sets its own)."""
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in STOPS:
         if signal.getsignal(signum) is not signal.SIG_IGN:  # (a shell's `cmd &` ignores SIGINT)
             signal.signal(signum, _stop)
     try:
@@ -40,10 +46,9 @@ def main() -> None:
     if _received:
         _leave(_received[0])
     try:
-        entry_point()  # (it exits; a signal before its own handlers are set lands below)
+        entry_point(_received)  # (it exits; a signal noted until its handlers are set: said)
     except KeyboardInterrupt as e:
-        _leave(signal.SIGTERM if e.args == (signal.SIGTERM,)
-               or type(e).__name__ == "Terminated" else signal.SIGINT)
+        _leave(getattr(e, "signum", signal.SIGINT))
 
 
 if __name__ == "__main__":

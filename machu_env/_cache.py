@@ -10,9 +10,13 @@ every kernel. This module registers a cache locator, used for the functions of `
 
 where ``key`` hashes the numba, numpy and Python versions and the content of every ``.py`` file
 of those packages: editing any of them (a corrected card value, an upgrade) selects a fresh
-folder, so stale machine code is never loaded. ``root`` is the first writable of
+folder, so stale machine code is never loaded. ``root`` is the first usable of
 ``$MACHU_ENV_CACHE_DIR``, ``$NUMBA_CACHE_DIR/machu-env``, ``$XDG_CACHE_HOME/machu-env`` (default
-``~/.cache/machu-env``) and ``<temp dir>/machu-env-<user>``. ``machu cache`` shows or clears it.
+``~/.cache/machu-env``) and ``<temp dir>/machu-env-<user>`` (``~`` expanded; a relative path,
+a file, an unwritable folder or one under the temp folder that others can write is passed over,
+and ``explain`` says why). Where none is usable the engine compiles in memory for the process,
+saying so once. Nothing is written until a compiled function is saved. ``machu cache`` shows
+the choice (writing nothing) or clears the versions.
 
 It must be imported before any engine module is (``machu_env/__init__.py`` does it first).
 """
@@ -37,29 +41,62 @@ PACKAGE = "machu_env"
 SUBPACKAGES = ("agents", "train", "benchmarks")  # installed as machu_env.<name>
 
 
-def _candidate_roots() -> list[Path]:
+def _candidate_roots() -> list[tuple[str, str]]:
+    """(where it comes from, the folder as given) for each candidate root, in order."""
     roots = []
     for var, sub in (("MACHU_ENV_CACHE_DIR", ""), ("NUMBA_CACHE_DIR", "machu-env")):
         if os.environ.get(var):
-            roots.append(Path(os.environ[var]) / sub)
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    roots.append(Path(xdg) / "machu-env")
+            roots.append((f"${var}", os.path.join(os.path.expanduser(os.environ[var]), sub)))
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    roots.append(("$XDG_CACHE_HOME" if xdg else "~/.cache",
+                  os.path.join(os.path.expanduser(xdg) if xdg else
+                               os.path.join(str(Path.home()), ".cache"), "machu-env")))
     try:
         user = getpass.getuser()
     except Exception:  # no user name (containers): the uid will do
         user = str(os.getuid()) if hasattr(os, "getuid") else "user"
-    roots.append(Path(tempfile.gettempdir()) / f"machu-env-{user}")
+    roots.append(("the temp folder", os.path.join(tempfile.gettempdir(), f"machu-env-{user}")))
     return roots
 
 
-def _writable(folder: Path) -> bool:
-    """Whether ``folder`` can hold the cache. One under the shared temp folder must be this
-    user's own and closed to others (numba's index files are pickles: a folder planted there
-    by another user would run its code)."""
+def _shared(folder: Path) -> bool:
+    return Path(tempfile.gettempdir()).resolve() in folder.resolve().parents
+
+
+def _refusal(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold the cache (None: it can), creating nothing. One under the
+    shared temp folder must be this user's own and closed to others' writes (numba's index files
+    are pickles: a folder another user can write could plant code)."""
+    if not folder.is_absolute():
+        return "a relative path (it would mean a cache per working folder)"
     try:
-        shared = Path(tempfile.gettempdir()).resolve() in folder.resolve().parents
-        folder.mkdir(mode=0o700 if shared else 0o777, parents=True, exist_ok=True)
-        if shared and not _private(folder):
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                return "a file, not a folder"
+            if _shared(folder) and not _private(folder):
+                return ("under the shared temp folder but not a folder of this user's that "
+                        "others cannot write")
+            return None if os.access(folder, os.W_OK | os.X_OK) else "not writable"
+        parent = folder.parent
+        while not parent.exists():
+            if parent.is_symlink():
+                return f"{parent} is a dangling link"
+            parent = parent.parent
+        if not parent.is_dir():
+            return f"{parent} is a file, not a folder"
+        return None if os.access(parent, os.W_OK | os.X_OK) else f"{parent} is not writable"
+    except OSError as e:
+        return e.strerror or str(e)
+
+
+def _writable(folder: Path) -> bool:
+    """Whether ``folder`` can hold the cache; it is created if absent (mode 0700 under the
+    shared temp folder)."""
+    if _refusal(folder) is not None:
+        return False
+    try:
+        folder.mkdir(mode=0o700 if _shared(folder) else 0o777, parents=True, exist_ok=True)
+        if _shared(folder) and not _private(folder):
             return False
         tempfile.TemporaryFile(dir=folder).close()
         return True
@@ -68,12 +105,12 @@ def _writable(folder: Path) -> bool:
 
 
 def _private(folder: Path) -> bool:
-    """``folder`` is a real folder (no link) of this user that no one else may write or read."""
+    """``folder`` is a real folder (no link) of this user that no one else may write."""
     st = folder.lstat()
     import stat
 
     return (stat.S_ISDIR(st.st_mode) and (not hasattr(os, "getuid") or st.st_uid == os.getuid())
-            and not st.st_mode & 0o077)
+            and not st.st_mode & 0o022)
 
 
 _PRIVATE: dict[str, Path] = {}
@@ -95,13 +132,41 @@ def private_temp_folder(name: str) -> Path:
 
 
 @functools.lru_cache(maxsize=1)
-def cache_root() -> Path:
-    """The folder that holds every cache version (the first writable candidate)."""
-    for root in _candidate_roots():
-        if _writable(root):
-            return root
-    raise RuntimeError("machu-env found no writable folder for numba's cache; set "
-                       "MACHU_ENV_CACHE_DIR to one")
+def choice() -> tuple[Path | None, tuple[tuple[str, str, str], ...]]:
+    """(the folder that holds every cache version, or None when no candidate can; and each
+    candidate refused before it: (where it comes from, folder, why)). Creates nothing."""
+    refused = []
+    for source, given in _candidate_roots():
+        why = _refusal(Path(given))
+        if why is None:
+            return Path(given), tuple(refused)
+        refused.append((source, given, why))
+    return None, tuple(refused)
+
+
+def cache_root() -> Path | None:
+    """The folder that holds every cache version (None: none can; the engine then compiles
+    in memory, for this process only)."""
+    return choice()[0]
+
+
+def explain() -> str:
+    """Which folder holds the cache and why the ones before it were not taken, in words."""
+    root, refused = choice()
+    words = [f"{source} {given}: {why}" for source, given, why in refused]
+    if root is None:
+        return ("no writable folder for the compiled engine (" + "; ".join(words) + "): it "
+                "compiles in memory, for this process only; set MACHU_ENV_CACHE_DIR to a "
+                "writable folder")
+    return str(root) + (f" (not taken: {'; '.join(words)})" if words else "")
+
+
+def _make_root() -> Path:
+    """The root, created now (mode 0700 under the shared temp folder); OSError if it cannot."""
+    root = cache_root()
+    if root is None or not _writable(root):
+        raise OSError(f"no writable folder for the compiled engine: {explain()}")
+    return root
 
 
 @functools.lru_cache(maxsize=1)
@@ -132,9 +197,11 @@ def source_key() -> str:
     return h.hexdigest()[:20]
 
 
-def cache_dir() -> Path:
-    """The folder of this version's compiled functions."""
-    return cache_root() / f"numba-{source_key()}"
+def cache_dir() -> Path | None:
+    """The folder of this version's compiled functions (None: no cache folder, see
+    ``cache_root``)."""
+    root = cache_root()
+    return None if root is None else root / f"numba-{source_key()}"
 
 
 def _owner(py_file: str) -> tuple[str, Path] | None:
@@ -165,6 +232,12 @@ class MachuCacheLocator(caching._CacheLocator):
     def get_cache_path(self) -> str:
         return self._cache_path
 
+    def ensure_cache_path(self) -> None:
+        """Created when a compiled function is first saved (not when it is defined: importing
+        machu-env writes nothing)."""
+        _make_root()
+        super().ensure_cache_path()
+
     def get_source_stamp(self):
         st = os.stat(self._py_file)
         return _file_hash(self._py_file, st.st_mtime, st.st_size)
@@ -177,17 +250,41 @@ class MachuCacheLocator(caching._CacheLocator):
         owner = _owner(py_file) if os.path.exists(py_file) else None
         if owner is None:
             return None  # not ours: numba's usual locators decide
-        self = cls(py_func, py_file, owner)
-        self.ensure_cache_path()  # cache_root() checked it is writable
-        return self
+        return cls(py_func, py_file, owner)  # (cache_root() found a usable folder)
+
+
+_said: list[bool] = []
+
+
+def _in_memory(dispatcher) -> bool:
+    """Whether a function of ours compiles without a cache (no usable folder): said once."""
+    code = getattr(dispatcher.py_func, "__code__", None)
+    if code is None or _owner(code.co_filename) is None or cache_root() is not None:
+        return False
+    if not _said:
+        _said.append(True)
+        print(f"machu-env: {explain()}", file=sys.stderr)
+    return True
 
 
 def install() -> None:
-    """Put the locator first in numba's list (once)."""
+    """Put the locator first in numba's list, and compile in memory where no folder can hold
+    the cache (numba would refuse ``cache=True`` functions with a traceback); once."""
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # (renamed in numba 0.61)
     classes = impl._locator_classes
     if MachuCacheLocator not in classes:
         classes.insert(0, MachuCacheLocator)
+    from numba.core.dispatcher import Dispatcher
+
+    if not getattr(Dispatcher.enable_caching, "_machu", False):
+        enable = Dispatcher.enable_caching
+
+        def enable_caching(self) -> None:
+            if not _in_memory(self):
+                enable(self)
+
+        enable_caching._machu = True
+        Dispatcher.enable_caching = enable_caching
 
 
 install()

@@ -20,11 +20,12 @@ from machu_env.cli import datasets, evaluating, playing, roster, serving, tools,
 from machu_env.cli.commands import app, err_console
 from machu_env.cli.interrupts import (
     RECEIVED,
+    STOPS,
     Interrupted,
-    Terminated,
     interruptible,
     on_signal,
     quiet_unraisable,
+    stopping,
 )
 
 for command in (playing.play, roster.agents, evaluating.tournament, evaluating.analyze,
@@ -52,8 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = app(args=args, prog_name="machu", standalone_mode=False)
         if result == 130 and RECEIVED:  # typer's silent answer to a signal while it parses
-            stopped = Interrupted.of(Terminated() if RECEIVED[0] == signal.SIGTERM
-                                     else KeyboardInterrupt())
+            stopped = Interrupted.of(stopping(RECEIVED[0]))
             err_console.print(f"{prefix}: {stopped}")
             return stopped.code
         if isinstance(result, int):  # (click returns the exit code of typer.Exit)
@@ -87,11 +87,18 @@ def app_commands() -> set[str]:
     return {c.name or c.callback.__name__ for c in app.registered_commands}
 
 
-def entry_point() -> None:
-    for signum in (signal.SIGINT, signal.SIGTERM):  # the command line only (not an embedding)
+def entry_point(pending: list[int] | None = None) -> None:
+    """The console script. ``pending``: where the launcher notes the signals that arrive
+    before these handlers are set (checked once they are: none is lost)."""
+    for signum in STOPS:  # the command line only (not an embedding)
         if signal.getsignal(signum) is not signal.SIG_IGN:  # (a shell's `cmd &` ignores SIGINT)
             signal.signal(signum, on_signal)
     sys.unraisablehook = quiet_unraisable
+    if pending:
+        RECEIVED.append(pending[0])
+        stopped = Interrupted.of(stopping(pending[0]))
+        err_console.print(f"machu: {stopped}")
+        sys.exit(stopped.code)
     sys.exit(main())
 
 

@@ -1,6 +1,6 @@
-"""Ctrl-C and SIGTERM in a ``machu`` command: the command's ``finally`` blocks run (partial
-outputs are removed), then one line says what stopped it (typer alone would exit 130 in
-silence)."""
+"""Ctrl-C, SIGTERM and SIGHUP (a closed terminal or SSH session) in a ``machu`` command: the
+command's ``finally`` blocks run (partial outputs are removed), then one line says what stopped
+it (typer alone would exit 130 in silence). SIGHUP is handled as SIGTERM."""
 
 from __future__ import annotations
 
@@ -11,10 +11,21 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from machu_env.core.files import STOPS  # Ctrl-C, SIGTERM, SIGHUP (re-exported)
+
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is so that every ``finally`` cleans up (a partial
-    output folder is removed) as for Ctrl-C."""
+    """SIGTERM or SIGHUP, raised where the program is so that every ``finally`` cleans up (a
+    partial output folder is removed) as for Ctrl-C."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def stopping(signum: int) -> KeyboardInterrupt:
+    """The exception a stop signal raises: KeyboardInterrupt for Ctrl-C, else Terminated."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
 class Interrupted(Exception):
@@ -28,7 +39,8 @@ class Interrupted(Exception):
     @classmethod
     def of(cls, e: KeyboardInterrupt) -> Interrupted:
         if isinstance(e, Terminated):
-            return cls("terminated (SIGTERM)", 143)
+            signum = getattr(e, "signum", signal.SIGTERM)
+            return cls(f"terminated ({signal.Signals(signum).name})", 128 + int(signum))
         return cls("interrupted", 130)
 
 
@@ -48,8 +60,7 @@ def interruptible(command):
             raise Interrupted.of(e) from None
         except Exception:
             if RECEIVED:
-                raise Interrupted.of(Terminated() if RECEIVED[0] == signal.SIGTERM
-                                     else KeyboardInterrupt()) from None
+                raise Interrupted.of(stopping(RECEIVED[0])) from None
             raise
     return run
 
@@ -64,13 +75,13 @@ def quiet_unraisable(unraisable) -> None:
 
 
 def on_signal(signum, frame) -> None:
-    """The command line's SIGINT and SIGTERM handler: noted, then raised."""
+    """The command line's handler of the stop signals: noted, then raised."""
     RECEIVED.append(signum)
     _raise(signum)
 
 
 def _raise(signum: int) -> None:
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    raise stopping(signum)
 
 
 class Deferral:
@@ -100,12 +111,12 @@ class Deferral:
 
 @contextmanager
 def deferred() -> Iterator[Deferral]:
-    """A ``Deferral`` holding SIGINT and SIGTERM in the main thread while the block runs."""
+    """A ``Deferral`` holding the stop signals in the main thread while the block runs."""
     deferral = Deferral()
     if threading.current_thread() is not threading.main_thread():
         yield deferral  # (signal handlers belong to the main thread)
         return
-    old = {s: signal.signal(s, deferral.note) for s in (signal.SIGINT, signal.SIGTERM)}
+    old = {s: signal.signal(s, deferral.note) for s in STOPS}
     try:
         yield deferral
     finally:

@@ -43,16 +43,24 @@ def rules() -> None:
 
 
 def cache(clear: bool = typer.Option(False, help="delete every compiled version")) -> None:
-    """Show (or clear) numba's cache of the compiled engine."""
+    """Show (or clear) numba's cache of the compiled engine: which folder holds it and why the
+    ones before it were passed over (showing writes nothing)."""
+    import re
     import shutil
 
     from machu_env import _cache
 
     root = _cache.cache_root()
-    versions = sorted(root.glob("numba-*"))
+    if root is None:
+        console.print(_cache.explain(), highlight=False)
+        return
+    versions = sorted(v for v in root.glob("numba-*")
+                      if v.is_dir() and re.fullmatch(r"numba-[0-9a-f]{20}", v.name))
     size = sum(f.stat().st_size for v in versions for f in v.rglob("*") if f.is_file())
-    console.print(f"{root}: {len(versions)} compiled version(s), {size / 2**20:.1f} MiB; "
-                  f"this version: {_cache.cache_dir().name}")
+    console.print(f"{_cache.explain()}: {len(versions)} compiled version(s), "
+                  f"{size / 2**20:.1f} MiB; this version: {_cache.cache_dir().name}"
+                  + ("" if _cache.cache_dir().is_dir() else " (not compiled yet)"),
+                  highlight=False)
     if clear:
         for v in versions:
             shutil.rmtree(v, ignore_errors=True)

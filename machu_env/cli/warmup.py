@@ -13,10 +13,10 @@ the work, silently, as before).
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -92,15 +92,41 @@ ESTIMATE = "about a minute on a 2-core machine, once"
 HEARTBEAT = 8.0  # seconds between the "still compiling" lines
 
 
-def _mark(part: str) -> Path:
+def _mark(part: str) -> Path | None:
     from machu_env._cache import cache_dir
 
-    return cache_dir() / f"warm-{part}"
+    folder = cache_dir()
+    return None if folder is None else folder / f"warm-{part}"
+
+
+def _index_files() -> list[str]:
+    """The compiled functions' index files of this version (relative paths)."""
+    from machu_env._cache import cache_dir
+
+    folder = cache_dir()
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.nbi")) \
+        if folder is not None and folder.is_dir() else []
+
+
+def _warm(part: str) -> bool:
+    """A part's mark is there and every index file it recorded still is (a cache cleared by
+    hand is compiled again, not trusted)."""
+    mark = _mark(part)
+    try:
+        recorded = mark.read_text().split("\n") if mark is not None else None
+    except OSError:
+        return False
+    if not recorded or not recorded[0]:
+        return False
+    return all((mark.parent / name).is_file() for name in recorded)
 
 
 def missing(parts) -> list[str]:
-    """The parts not yet compiled for this version of the sources on this machine."""
-    return [p for p in parts if not _mark(p).exists()]
+    """The parts not yet compiled for this version of the sources on this machine (none
+    where no folder can hold the cache: compiling ahead then saves nothing)."""
+    if _mark("rules") is None:
+        return []
+    return [p for p in parts if not _warm(p)]
 
 
 def enabled() -> bool:
@@ -110,9 +136,92 @@ def enabled() -> bool:
 def _compile(part: str) -> tuple[str, float]:
     t0 = time.perf_counter()
     PARTS[part][1]()
-    _mark(part).parent.mkdir(parents=True, exist_ok=True)
-    _mark(part).touch()
+    mark = _mark(part)
+    if mark is not None:
+        from machu_env.core import files
+
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        files.write_text(mark, "\n".join(_index_files()))
     return part, time.perf_counter() - t0
+
+
+def _worker(part: str, conn) -> None:
+    """A worker process: compile ``part``, send its seconds (no result: the parent compiles
+    it itself). Its stop signals stay blocked (inherited): the parent decides when it ends."""
+    try:
+        conn.send(_compile(part)[1])
+    except Exception:
+        os._exit(1)
+
+
+@contextmanager
+def _stops_blocked() -> Iterator[None]:
+    """The stop signals blocked while the block runs (a signal then acts when it ends). A
+    process started meanwhile inherits the block for good, so that a Ctrl-C at the terminal
+    (sent to every process of the group) reaches the command only, which ends the workers: no
+    worker keeps compiling, none prints a traceback."""
+    if not hasattr(signal, "pthread_sigmask") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from machu_env.core.files import STOPS
+
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _start(context, part: str):
+    """A worker process for ``part`` and the end of the pipe its seconds come back on."""
+    here, there = context.Pipe(duplex=False)
+    proc = context.Process(target=_worker, args=(part, there), daemon=True)
+    proc.start()
+    there.close()
+    return proc, here
+
+
+def _in_workers(todo: list[str], workers: int, done: Callable[[str, float], None],
+                say: Callable[[str], None]) -> None:
+    """Compile ``todo`` in up to ``workers`` processes; a worker that dies (the out-of-memory
+    killer) has its part compiled here instead, said in a line; on any exception or signal
+    every worker is ended at once."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    context = multiprocessing.get_context("spawn")  # (no forked numba or torch state)
+    pending, running = list(todo), {}
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                part = pending.pop(0)
+                with _stops_blocked():  # (recorded as running before a signal can act)
+                    running[part] = _start(context, part)
+            wait([c for _, c in running.values()] + [p.sentinel for p, _ in running.values()],
+                 timeout=1.0)
+            for part, (proc, conn) in list(running.items()):
+                seconds = None
+                if conn.poll():
+                    try:
+                        seconds = conn.recv()
+                    except (EOFError, OSError):
+                        seconds = None
+                elif proc.is_alive():
+                    continue
+                proc.join()
+                conn.close()
+                del running[part]
+                if seconds is None:
+                    say(f"  the worker compiling {PARTS[part][0]} ended (exit status "
+                        f"{proc.exitcode}); compiling it in this process")
+                    _, seconds = _compile(part)
+                done(part, seconds)
+    finally:
+        for proc, conn in running.values():
+            proc.kill()
+            proc.join()
+            conn.close()
 
 
 @contextmanager
@@ -145,22 +254,19 @@ def compile_parts(parts, say: Callable[[str], None], workers: int = 0) -> float:
     say(f"compiling the game engine for this machine ({ESTIMATE}; later runs start in "
         f"seconds): {', '.join(PARTS[p][0] for p in todo)}")
     left = list(todo)
-    with _heartbeat(lambda: say(f"  still compiling {', '.join(PARTS[p][0] for p in left)} "
-                                f"({time.perf_counter() - t0:.0f} s so far)")):
+
+    def done(part: str, seconds: float) -> None:
+        left.remove(part)
+        say(f"  compiled {PARTS[part][0]} ({seconds:.0f} s)")
+
+    with _heartbeat(lambda: left and say(f"  still compiling "
+                                         f"{', '.join(PARTS[p][0] for p in left)} "
+                                         f"({time.perf_counter() - t0:.0f} s so far)")):
         if workers <= 1:
             for part in todo:
-                _, seconds = _compile(part)
-                left.remove(part)
-                say(f"  compiled {PARTS[part][0]} ({seconds:.0f} s)")
+                done(*_compile(part))
         else:
-            import multiprocessing
-
-            context = multiprocessing.get_context("spawn")  # (no forked numba or torch state)
-            with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                for done in as_completed([pool.submit(_compile, p) for p in todo]):
-                    part, seconds = done.result()
-                    left.remove(part)
-                    say(f"  compiled {PARTS[part][0]} ({seconds:.0f} s)")
+            _in_workers(todo, workers, done, say)
     seconds = time.perf_counter() - t0
     say(f"the engine is compiled ({seconds:.0f} s)")
     return seconds
