@@ -46,7 +46,8 @@ def _candidate_roots() -> list[tuple[str, str]]:
     roots = []
     for var, sub in (("MACHU_ENV_CACHE_DIR", ""), ("NUMBA_CACHE_DIR", "machu-env")):
         if os.environ.get(var):
-            roots.append((f"${var}", os.path.join(os.path.expanduser(os.environ[var]), sub)))
+            given = os.path.expanduser(os.environ[var])
+            roots.append((f"${var}", os.path.join(given, sub) if sub else given))
     xdg = os.environ.get("XDG_CACHE_HOME")
     roots.append(("$XDG_CACHE_HOME" if xdg else "~/.cache",
                   os.path.join(os.path.expanduser(xdg) if xdg else
