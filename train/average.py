@@ -31,6 +31,9 @@ def check_count(names: list[str]) -> None:
         raise ValueError(f"an average needs 2..{MAX_MEMBERS} members, got {len(names)}")
 
 
+MAX_WEIGHT = 1e6
+
+
 def parse_weights(text: str, count: int) -> list[float]:
     """The members' weights from ``"0.5,0.5"`` (empty: equal), normalised to sum to 1;
     ValueError naming what is wrong."""
@@ -48,6 +51,9 @@ def parse_weights(text: str, count: int) -> list[float]:
                          "member, in the members' order")
     if any(not math.isfinite(v) or v < 0 for v in values) or sum(values) <= 0:
         raise ValueError(f"weights must be finite, >= 0 and not all 0, got {text!r}")
+    if max(values) > MAX_WEIGHT:  # (their sum would overflow; only their ratios matter)
+        raise ValueError(f"each weight must be at most {MAX_WEIGHT:g} (they are normalised: "
+                         f"only their ratios matter), got {text!r}")
     return [v / sum(values) for v in values]
 
 

@@ -144,14 +144,14 @@ class Trainer:
     def _refuse_inputs_inside(self, resume: bool) -> None:
         """The run reads no file from its own folder (``--init``, ``--frozen``, evaluated
         agents): a new run there would remove or overwrite it."""
-        c, root = self.config, self.out.resolve()
+        c, root = self.config, files.resolved(self.out)
         named = [("--init", init_path(c.init))] if c.init and not resume else []
         named += [("--frozen", p) for p in c.frozen_paths()]
         named += [("--eval-agents", Path(n.split(":", 1)[1]))
                   for n in (c.eval_agents.split(",") if c.eval_agents != "ladder" else [])
                   if n.strip().startswith("policy:")]
         for option, path in named:
-            if root == path.resolve() or root in path.resolve().parents:
+            if root == files.resolved(path) or root in files.resolved(path).parents:
                 raise ValueError(f"{option} {path} lies inside the run folder {self.out}, "
                                  "where the run writes: copy it elsewhere or choose another "
                                  "--out")

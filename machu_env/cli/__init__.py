@@ -66,6 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Abort:
         err_console.print(f"{prefix}: aborted")
         return 130
+    except RuntimeError as e:
+        if "Symlink loop" not in str(e) or os.environ.get("MACHU_DEBUG"):  # (pathlib's words)
+            raise
+        err_console.print(f"{prefix}: error: {' '.join(str(e).split())}: a symbolic link "
+                          "that leads back to itself")
+        return 2
     except (ValueError, OSError, RecursionError) as e:  # bad files, records, settings
         if os.environ.get("MACHU_DEBUG"):
             raise

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from machu_env.core.files import resolved
+
 
 def output_folder(path: Path, option: str) -> Path:
     """Create an output folder before the work starts; BadParameter if it cannot be one."""
@@ -56,16 +58,16 @@ def refuse_overwrite(output: Path, inputs: list[Path], option: str) -> None:
     game.json`` would replace the record with the page)."""
     for source in inputs:
         if source.exists() and output.exists() and os.path.samefile(source, output) or \
-                output.resolve() == source.resolve():
+                resolved(output) == resolved(source):
             raise typer.BadParameter(f"{output} is also an input of this command ({source}): "
                                      "give another file", param_hint=option)
 
 
 def refuse_inputs_inside(folder: Path, inputs: list[Path], option: str) -> None:
     """An output folder must not hold an input file (its files could be written over)."""
-    root = folder.resolve()
+    root = resolved(folder)
     for source in inputs:
-        if root in source.resolve().parents:
+        if root in resolved(source).parents:
             raise typer.BadParameter(f"{folder} holds {source}, an input of this command: "
                                      "give another folder", param_hint=option)
 

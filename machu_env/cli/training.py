@@ -15,8 +15,6 @@ from machu_env.cli.commands import compile_first, console
 from machu_env.cli.options import (
     agent_files,
     check_output_folder,
-    output_file,
-    output_folder,
     refuse_inputs_inside,
     refuse_overwrite,
 )
@@ -355,7 +353,9 @@ def _members_and_output(members: str, out: Path) -> tuple[list[str], list[Path]]
                                  param_hint="--out")
     inputs = agent_files(names) + [shipped_policy(n) for n in names
                                    if shipped_policy(n) is not None]
-    output_file(out, "--out")  # before the games and the training, not after
+    if out.is_dir():  # (checked before the games and the training, creating nothing)
+        raise typer.BadParameter(f"{out} is a folder: give a file name", param_hint="--out")
+    check_output_folder(out.parent, "--out")
     refuse_overwrite(out, inputs, "--out")
     return names, inputs
 
@@ -391,7 +391,7 @@ def population(
     names, inputs = _members_and_output(members, out)
     if psro:  # the best responses' files: never one of the inputs either
         folder = out.parent / f"{out.stem}_psro"
-        output_folder(folder, "--out")
+        check_output_folder(folder, "--out")
         for k in range(psro):
             refuse_overwrite(folder / f"br_{k}.safetensors", inputs, "--out")
     command = " ".join(["machu", *sys.argv[1:]])

@@ -20,6 +20,16 @@ TEMP_MARK = ".partial-"  # in the temporary names: ".<name>.partial-<pid>"
 STOPS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 
+def resolved(path: str | Path) -> Path:
+    """``path`` made absolute with its links followed; ValueError in words for a link that
+    points, through others, back to itself (pathlib raises a RuntimeError there)."""
+    try:
+        return Path(path).resolve()
+    except RuntimeError:
+        raise ValueError(f"{path}: a symbolic link loop (the link leads back to itself)") \
+            from None
+
+
 def temp_path(path: str | Path) -> Path:
     """The temporary name a file is written under before it replaces ``path``."""
     path = Path(path)

@@ -171,6 +171,38 @@ def test_heuristics_beat_random_in_two_player_games():
         assert row["win_share"] >= 0.85, s
 
 
+def test_seatings_are_the_sorted_distinct_permutations_without_building_them():
+    import itertools
+    import random
+    import tracemalloc
+
+    for trial in range(200):
+        rng = random.Random(trial)
+        names = [rng.choice("abcdef") for _ in range(rng.randint(2, 7))]
+        k = rng.randint(2, min(5, len(names)))
+        assert list(seatings(names, k)) == sorted(set(itertools.permutations(names, k)))
+    tracemalloc.start()
+    try:
+        many = seatings([f"agent{i:02d}" for i in range(40)], 5)  # the review's 4.5 GB
+        assert len(many) == 40 * 39 * 38 * 37 * 36
+        assert many[len(many) - 1] == ("agent39", "agent38", "agent37", "agent36", "agent35")
+        assert tracemalloc.get_traced_memory()[1] < 10 * 2**20
+    finally:
+        tracemalloc.stop()
+    with pytest.raises(ValueError, match="at most 64 agent names"):
+        seatings(["random"] * 65, 2)
+
+
+def test_a_tournament_of_forty_names_at_five_players_plays_at_once(tmp_path, capsys):
+    from machu_env.cli import main
+
+    names = ",".join(["random", "gold", "builder", "racer"] * 10)
+    code = main(["tournament", "--agents", names, "--players", "5", "--games", "1",
+                 "--workers", "1", "--no-progress", "--out", str(tmp_path / "t")])
+    err = capsys.readouterr().err
+    assert code == 0 and "1 games over 1024 seatings: some seatings are not played" in err, err
+
+
 def test_seatings_and_tournament_determinism_and_errors():
     assert len(seatings(["a", "b", "c"], 3)) == 6
     assert len(seatings(["a", "b", "b"], 3)) == 3  # distinct seatings of a repeated agent
