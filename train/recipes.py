@@ -320,7 +320,9 @@ def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str,
     """The evaluation of ``phases`` (name: its steps, in order) that did best on the strength
     ladder: the highest rung it was evaluated against (the ladder stops at the first not
     reached), then its win share there; the earliest on ties. Returns its phase, steps
-    (counting the phases before), rung, win share and checkpoint file (relative to ``out``)."""
+    (counting the phases before), the highest rung it reached (None: not even gold's), the rung
+    it was last evaluated against and its win share there, and its checkpoint file (relative
+    to ``out``)."""
     from machu_env.train.config import read_history
 
     best, key, before = None, None, 0
@@ -336,8 +338,10 @@ def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str,
                 continue
             here = (seen[-1], row[f"win_vs_{rungs[seen[-1]]}"])
             if key is None or here > key:
+                top = ladder.reached(row, players)
                 key, best = here, {"phase": phase, "timesteps": before + row["timesteps"],
-                                   "rung": rungs[seen[-1]], "win_share": here[1],
+                                   "reached": top[-1] if top else None,
+                                   "evaluated_against": rungs[seen[-1]], "win_share": here[1],
                                    "file": str(file)}
         before += phases[phase]
     if best is None:

@@ -3,7 +3,6 @@ extra)."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import sys
@@ -11,12 +10,20 @@ from pathlib import Path
 
 import typer
 
-from machu_env.cli.commands import compile_first, console
+from machu_env.cli.commands import compile_first
 from machu_env.cli.options import (
     agent_files,
     check_output_folder,
     refuse_inputs_inside,
     refuse_overwrite,
+)
+from machu_env.cli.summaries import (
+    average_lines,
+    finish,
+    json_option,
+    population_lines,
+    recipe_lines,
+    train_lines,
 )
 from machu_env.cli.warmup import training_parts
 
@@ -141,6 +148,7 @@ def train(
                                "(budgets: its phases end at their share of either, so "
                                "--timesteps gives the same schedule on any machine), --threads, "
                                "--overlap, --device and --resume apply"),
+    as_json: bool = json_option(),
 ) -> None:
     """Self-play or league training (masked PPO) against an opponent pool; see
     train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
@@ -153,13 +161,13 @@ def train(
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} is a file: give a folder for the run", param_hint="--out")
     options = dict(locals())
-    for name in ("resume", "TrainConfig", "run_training", "ctx"):
+    for name in ("resume", "TrainConfig", "run_training", "ctx", "as_json"):
         options.pop(name)
     options["out"] = str(out)
     if recipe:
         given = {name for name in ctx.params  # (on the command line, even at its default)
                  if ctx.get_parameter_source(name).name not in ("DEFAULT", "DEFAULT_MAP")}
-        run_recipe(options, resume, given)
+        run_recipe(options, resume, given, as_json)
         return
     config = TrainConfig(**options)
     try:
@@ -171,14 +179,14 @@ def train(
                                minutes=minutes if resume and given else None)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
-    console.print_json(json.dumps(summary))
+    finish(summary, train_lines(summary, str(out), config.players), as_json)
 
 
 RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "overlap",
                   "device")
 
 
-def run_recipe(options: dict, resume: bool, given: set[str]) -> None:
+def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = False) -> None:
     """``machu train --recipe NAME``: every phase of the recipe (``train/recipes.py``); the
     options that a recipe sets itself are refused when given."""
     from machu_env.train import recipes
@@ -200,7 +208,8 @@ def run_recipe(options: dict, resume: bool, given: set[str]) -> None:
                               resume=resume, overlap=options["overlap"])
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
-    console.print_json(json.dumps(summary))
+    finish(summary, recipe_lines(summary, options["out"], recipes.load(options["recipe"])
+                                 ["players"]), as_json)
 
 
 def recipe_help() -> str:
@@ -262,6 +271,7 @@ def exploit(
     workers: int = typer.Option(2, min=1, help="with --ray: evaluation tasks in flight / 4"),
     sampled: bool = typer.Option(False, help="a trained policy samples its actions (as it "
                                  "trains) instead of taking the most probable one"),
+    as_json: bool = json_option(),
 ) -> None:
     """Exploitability probe: train an exploiter against AGENT alone, report its win share."""
     try:
@@ -318,8 +328,10 @@ def exploit(
         raise
     from machu_env.train.exploit import verdict
 
-    console.print(verdict(summary))
-    console.print_json(json.dumps(summary))
+    lines = verdict(summary, steps)
+    lines.append(f"the exploiter and its curve: {out}" if out is not None else
+                 "(--out DIR keeps the exploiter, its curve and summary.json)")
+    finish(summary, lines, as_json)
 
 
 EXPLOIT_OUTPUTS = ("curve.csv", "curve.png", "exploiter.safetensors", "summary.json",
@@ -378,6 +390,7 @@ def population(
                                    "of each best response"),
     threads: int = typer.Option(0, min=0, max=256, help="with --psro: torch and numba threads "
                                 "(0: their defaults)"),
+    as_json: bool = json_option(),
 ) -> None:
     """Nash mixture of a population: measure the members' payoff matrix, solve it, write one
     agent file that plays them as one agent (train/population.py). With --psro, grow the
@@ -409,7 +422,7 @@ def population(
                             trust_pickle=trust_pickle, command=command)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(str(e)) from None
-    console.print_json(json.dumps(summary))
+    finish(summary, population_lines(summary), as_json)
 
 
 # --- average --------------------------------------------------------------------------------------
@@ -419,6 +432,7 @@ def average(
     out: Path = typer.Option(..., help="the averaged policy file to write (.safetensors)"),
     weights: str = typer.Option("", help="comma-separated weights, one per member (empty: "
                                 "equal); normalised to sum to 1"),
+    as_json: bool = json_option(),
 ) -> None:
     """Weight averaging: write one policy whose weights are the weighted mean of the members'
     (an agent and its fine-tune, or snapshots of one run; train/average.py)."""
@@ -435,7 +449,7 @@ def average(
                               command=" ".join(["machu", *sys.argv[1:]]))
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
-    console.print_json(json.dumps(summary))
+    finish(summary, average_lines(summary), as_json)
 
 
 train.__doc__ = (train.__doc__ or "").replace("RECIPES", recipe_help())

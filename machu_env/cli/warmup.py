@@ -113,12 +113,13 @@ def _warm(part: str) -> bool:
     hand is compiled again, not trusted)."""
     mark = _mark(part)
     try:
-        recorded = mark.read_text().split("\n") if mark is not None else None
-    except OSError:
+        recorded = [n for n in mark.read_text().split("\n") if n]
+    except (OSError, AttributeError, UnicodeDecodeError):  # (no mark, or no cache at all)
         return False
-    if not recorded or not recorded[0]:
-        return False
-    return all((mark.parent / name).is_file() for name in recorded)
+    from machu_env._cache import cache_dir
+
+    folder = cache_dir()
+    return folder is not None and all((folder / name).is_file() for name in recorded)
 
 
 def missing(parts) -> list[str]:

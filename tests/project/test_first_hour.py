@@ -46,24 +46,39 @@ def test_uneven_seatings_are_named(tmp_path, capsys):
     assert code == 0 and "machu tournament: warning: 3 games over 2 seatings" in err
 
 
-def test_exploit_says_its_verdict_in_one_line_before_the_json(tmp_path, capsys, monkeypatch):
+def test_exploit_ends_with_its_verdict_placed_among_the_shipped_probes(tmp_path, capsys,
+                                                                       monkeypatch):
     pytest.importorskip("torch")
+    import json
+
     import machu_env.train.exploit as exploit
 
-    summary = {"agent": "gold", "exploiter_win_share": 0.81, "ci95": [0.792, 0.827],
-               "break_even": 0.5, "eval_games": 2000, "exploiter_margin": 21.37}
+    summary = {"agent": "gold", "players": 2, "steps": 212_992, "exploiter_win_share": 0.81,
+               "ci95": [0.792, 0.827], "break_even": 0.5, "eval_games": 2000,
+               "exploiter_margin": 21.37}
     monkeypatch.setattr(exploit, "exploit", lambda *a, **k: summary)
-    code = main(["exploit", "--agent", "gold", "--steps", "512"])
-    out = capsys.readouterr().out
-    assert code == 0
-    assert out.splitlines()[0] == (
+    code = main(["exploit", "--agent", "gold", "--steps", "200000"])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0 and out[0] == (
         "verdict: the exploiter won 81.0% (95 % CI 79.2%-82.7%) of 2,000 games against gold "
-        "(break-even 50%), margin +21.4 points: the agent is exploitable: a fresh exploiter "
-        "beats it more often than break-even")
-    assert '"exploiter_win_share": 0.81' in out
-    even = {**summary, "exploiter_win_share": 0.51, "ci95": [0.49, 0.53]}
-    assert exploit.verdict(even).endswith("no exploiter found that beats it more often than "
-                                          "break-even")
+        "(break-even 50%), margin +21.4 points: a fresh exploiter beats it more often than "
+        "break-even")
+    shipped = exploit.shipped_probes(2)
+    assert len(shipped) >= 3 and shipped[0][0].startswith("best-2p")
+    assert out[1].startswith("the shipped 2-player agents' probes (1.5M steps")
+    assert "this one is between" in out[1] or "every shipped agent" in out[1]
+    assert "a short probe: 212,992 steps where the protocol trains 1,500,000" in out[2]
+    assert "trained 212,992 steps: whole rollouts" in out[3] and "{" not in "".join(out)
+    code = main(["exploit", "--agent", "gold", "--steps", "200000", "--json"])
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["exploiter_win_share"] == 0.81
+    assert captured.err.startswith("verdict:")
+    even = {**summary, "steps": 1_507_328, "exploiter_win_share": 0.51, "ci95": [0.49, 0.53],
+            "member_starts": [{}, {}]}
+    lines = exploit.verdict(even, 1_500_000)
+    assert lines[0].endswith("no exploiter found that beats it more often than break-even")
+    assert "harder to exploit than every shipped agent" in lines[1]
+    assert lines[-1].startswith("the best of 2 exploiters")
 
 
 def test_compiling_is_said_part_by_part_and_done_once(monkeypatch, tmp_path):
@@ -129,3 +144,16 @@ def test_a_command_compiles_only_the_parts_its_run_uses():
     assert set(warmup.training_parts(False)) == {"rules", "heuristics", "batch"}
     assert "recorded" not in warmup.NEEDS["exploit"] + warmup.NEEDS["population"]
     assert "recorded" in warmup.NEEDS["dataset"] and "pictures" in warmup.NEEDS["serve"]
+
+
+def test_a_mark_whose_cache_files_are_gone_is_compiled_again(monkeypatch, tmp_path):
+    from machu_env.cli import warmup
+
+    monkeypatch.setattr(warmup, "_mark", lambda part: tmp_path / f"warm-{part}")
+    monkeypatch.setattr("machu_env._cache.cache_dir", lambda: tmp_path)
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "flow.f-10.py311.nbi").write_bytes(b"index")
+    (tmp_path / "warm-a").write_text("engine/flow.f-10.py311.nbi")
+    assert warmup.missing(["a"]) == []
+    (tmp_path / "engine" / "flow.f-10.py311.nbi").unlink()  # (a cache cleared by hand)
+    assert warmup.missing(["a"]) == ["a"]

@@ -166,12 +166,14 @@ def test_keep_ladder_picks_the_evaluation_highest_on_the_ladder(tmp_path):
             if (phase, step) != ("polish", "90"):  # its checkpoint is gone
                 (tmp_path / phase / "checkpoints" / f"step_{step}.safetensors").write_bytes(b"")
     kept = recipes.best_on_ladder(tmp_path, {"scratch": 320, "polish": 95}, 2)
-    assert kept == {"phase": "scratch", "timesteps": 200, "rung": "best-2p", "win_share": 0.6,
+    assert kept == {"phase": "scratch", "timesteps": 200, "reached": "best-2p",
+                    "evaluated_against": "best-2p", "win_share": 0.6,
                     "file": "scratch/checkpoints/step_200.safetensors"}
     (tmp_path / "gold" / "checkpoints").mkdir(parents=True)  # a phase that played gold only
     (tmp_path / "gold" / "history.csv").write_text("timesteps,win_vs_gold\n0,0.1\n")
     (tmp_path / "gold" / "checkpoints" / "step_0.safetensors").write_bytes(b"")
-    assert recipes.best_on_ladder(tmp_path, {"gold": 10}, 2)["rung"] == "gold"
+    kept = recipes.best_on_ladder(tmp_path, {"gold": 10}, 2)
+    assert (kept["evaluated_against"], kept["reached"]) == ("gold", None)  # (10 %: not reached)
     (tmp_path / "polish" / "checkpoints" / "step_90.safetensors").write_bytes(b"")
     kept = recipes.best_on_ladder(tmp_path, {"scratch": 320, "polish": 95}, 2)
     assert (kept["phase"], kept["timesteps"], kept["win_share"]) == ("polish", 410, 0.7)
