@@ -57,3 +57,64 @@ def ray_env(tmp_path, monkeypatch):
     yield ray
     if ray.is_initialized():
         ray.shutdown()
+
+
+# --- no silent stretch in a test run --------------------------------------------------------
+# A test that runs long (a training run, a compile on a busy machine) prints nothing until it
+# ends, and `pytest -q` shows one dot per test: a line names the running test every
+# QUIET_SECONDS of silence, so that a person watching the suite knows it is working.
+QUIET_SECONDS = 25.0
+
+
+class _Heartbeat:
+    def __init__(self, config) -> None:
+        import threading
+        import time
+
+        self.config, self.time = config, time
+        self.current, self.since, self.last = "collecting the tests", time.monotonic(), 0.0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def started(self, nodeid: str) -> None:
+        self.current, self.since = nodeid, self.time.monotonic()
+        self.last = self.since
+
+    def _run(self) -> None:
+        while not self.stop.wait(1.0):
+            now = self.time.monotonic()
+            if now - max(self.since, self.last) >= QUIET_SECONDS:
+                self.last = now
+                reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+                capture = self.config.pluginmanager.get_plugin("capturemanager")
+                if reporter is None or capture is None:
+                    continue
+                with capture.global_and_fixture_disabled():  # (the terminal, not the capture)
+                    reporter.write_line(f"  ... {self.current} still running "
+                                        f"({now - self.since:.0f} s)")
+
+
+def pytest_configure(config) -> None:
+    if not config.getoption("collectonly", False) and not hasattr(config, "workerinput"):
+        config._machu_heartbeat = _Heartbeat(config)
+
+
+def pytest_runtest_logstart(nodeid, location) -> None:
+    heartbeat = getattr(_CONFIG[0], "_machu_heartbeat", None) if _CONFIG else None
+    if heartbeat is not None:
+        heartbeat.started(nodeid)
+
+
+_CONFIG: list = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session) -> None:
+    _CONFIG.append(session.config)
+
+
+def pytest_unconfigure(config) -> None:
+    heartbeat = getattr(config, "_machu_heartbeat", None)
+    if heartbeat is not None:
+        heartbeat.stop.set()
