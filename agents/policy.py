@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from machu_env._extras import install_hint
 from machu_env.agents import policy_file as F
 from machu_env.core.game import Game
 
@@ -39,7 +40,7 @@ class PolicyAgent:
         try:
             import torch  # noqa: F401
         except ImportError:
-            raise ValueError("trained agents need torch: pip install 'machu-env[train]'") from None
+            raise ValueError("trained agents need torch: " + install_hint("train")) from None
         if deterministic is not None and temperature is not None:
             raise ValueError("give deterministic or temperature, not both")
         if deterministic is not None and not isinstance(deterministic, bool):

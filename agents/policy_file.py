@@ -52,6 +52,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from machu_env._extras import install_hint
 from machu_env.agents.policy_net import (  # noqa: F401  (the networks, re-exported)
     _torch_module,
     build_net,
@@ -384,8 +385,8 @@ def load_sb3_zip(path: str | Path, trust_pickle: bool = False, device: str = "cp
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as e:
-        raise ValueError("loading an sb3 .zip needs the train extra: pip install "
-                         "'machu-env[train]'") from e
+        raise ValueError("loading an sb3 .zip needs the train extra: "
+                         + install_hint("train")) from e
     try:
         return MaskablePPO.load(str(path), device=device)
     except Exception as e:  # SB3 raises many kinds for a file that is not a checkpoint

@@ -13,13 +13,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from machu_env._extras import install_hint
+
 try:
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
     from ray.rllib.core.rl_module.torch import TorchRLModule
 except ImportError:  # pragma: no cover - exercised where the extra is missing
-    raise ImportError("RLlib policies need the rllib extra: pip install "
-                      "'machu-env[rllib]'") from None
+    raise ImportError("RLlib policies need the rllib extra: "
+                      + install_hint("rllib")) from None
 
 MODULE_ID = "shared"  # the one policy every seat plays
 POLICY_FILE = "policy.safetensors"  # the data-only agent file written beside a checkpoint

@@ -43,6 +43,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from machu_env._extras import install_hint
 from machu_env.envs.pool_env import PoolVecEnv
 from machu_env.train.ppo import bf16_supported
 from machu_env.train.selfplay import TrainConfig, train
@@ -194,7 +195,7 @@ def main(argv: list[str] | None = None) -> dict:
             "pool": COMPILED_POOL}
         results["rllib_ppo_batch_engine"] = rllib_ppo(args.steps, args.players)
     except ImportError:
-        print("(RLlib not installed: pip install 'machu-env[rllib]')")
+        print("(RLlib not installed: " + install_hint("rllib") + ")")
     if "rllib_ppo_batch_engine" in results:
         share = results["rllib_ppo_batch_engine"]["steps_per_second"] / \
             results["machu_train_compiled_pool"]["steps_per_second"]

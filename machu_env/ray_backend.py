@@ -31,6 +31,8 @@ import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from machu_env._extras import install_hint
+
 MAX_RETRIES = 3
 CONNECT_TIMEOUT = 10.0  # seconds for a remote address to accept a TCP connection
 
@@ -40,8 +42,8 @@ def require_ray():
     try:
         import ray
     except ImportError:
-        raise ImportError("the Ray backend needs the ray extra: pip install "
-                          "'machu-env[ray]'") from None
+        raise ImportError("the Ray backend needs the ray extra: "
+                          + install_hint("ray")) from None
     return ray
 
 

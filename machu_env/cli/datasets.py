@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from machu_env._extras import install_hint
 from machu_env.cli.commands import compile_first, console
 from machu_env.cli.interrupts import deferred
 from machu_env.cli.options import agent_list
@@ -39,8 +40,8 @@ def dataset(
     try:
         import minari  # noqa: F401
     except ImportError:
-        raise typer.BadParameter("machu dataset needs Minari: pip install "
-                                 "'machu-env[integrations]'") from None
+        raise typer.BadParameter("machu dataset needs Minari: "
+                                 + install_hint("integrations")) from None
     from machu_env.train.dataset import write_dataset
 
     if threads:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from machu_env._extras import install_hint
 from machu_env.cli.commands import compile_first
 from machu_env.cli.options import (
     agent_files,
@@ -157,7 +158,7 @@ def train(
         from machu_env.train.selfplay import train as run_training
     except ImportError as e:
         raise typer.BadParameter(f"training needs the train extra ({e}): "
-                                 "pip install 'machu-env[train]'") from None
+                                 + install_hint("train")) from None
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} is a file: give a folder for the run", param_hint="--out")
     options = dict(locals())
@@ -279,7 +280,7 @@ def exploit(
         from machu_env.train.ppo import PPOSettings, bf16_supported
     except ImportError as e:
         raise typer.BadParameter(f"the probe needs the train extra ({e}): "
-                                 "pip install 'machu-env[train]'") from None
+                                 + install_hint("train")) from None
     try:
         at = tuple(int(x) for x in eval_at.split(",") if x.strip())
     except ValueError:
@@ -400,7 +401,7 @@ def population(
         from machu_env.train.population import psro as run_psro
     except ImportError as e:
         raise typer.BadParameter(f"populations need the train extra ({e}): "
-                                 "pip install 'machu-env[train]'") from None
+                                 + install_hint("train")) from None
     names, inputs = _members_and_output(members, out)
     if psro:  # the best responses' files: never one of the inputs either
         folder = out.parent / f"{out.stem}_psro"
@@ -441,7 +442,7 @@ def average(
         from machu_env.train.average import check_count, parse_weights
     except ImportError as e:
         raise typer.BadParameter(f"averaging needs the train extra ({e}): "
-                                 "pip install 'machu-env[train]'") from None
+                                 + install_hint("train")) from None
     names, _ = _members_and_output(members, out)
     try:
         check_count(names)

@@ -52,11 +52,13 @@ from array import array
 import numpy as np
 from numba import njit
 
+from machu_env._extras import install_hint
+
 try:
     import pyspiel
 except ImportError:  # pragma: no cover - exercised where the extra is missing
-    raise ImportError("machu_env.envs.openspiel needs OpenSpiel: pip install "
-                      "'machu-env[openspiel]'") from None
+    raise ImportError("machu_env.envs.openspiel needs OpenSpiel: "
+                      + install_hint("openspiel")) from None
 
 from machu_env.core.checks import check_decisions
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game

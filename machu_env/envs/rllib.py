@@ -31,11 +31,13 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from machu_env._extras import install_hint
+
 try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 except ImportError:  # pragma: no cover - exercised where the extra is missing
-    raise ImportError("machu_env.envs.rllib needs the rllib extra: pip install "
-                      "'machu-env[rllib]'") from None
+    raise ImportError("machu_env.envs.rllib needs the rllib extra: "
+                      + install_hint("rllib")) from None
 
 from machu_env.agents.rllib_policy import (  # noqa: F401  (the module and its files)
     MODULE_ID,

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from machu_env._extras import install_hint
 from machu_env.core.checks import check_int
 from machu_env.core.records import game_record
 from machu_env.views.replay_html import packed_replay
@@ -43,7 +44,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         from starlette.routing import Route
     except ImportError as e:
         raise ImportError(f"the web app needs the web extra ({e.name} is missing): "
-                          "pip install 'machu-env[web]'") from None
+                          + install_hint("web")) from None
     from machu_env.web.guards import (
         BodyReader,
         ClientGate,

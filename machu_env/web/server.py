@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from machu_env._extras import install_hint
 from machu_env.core.game import Game
 from machu_env.core.records import game_record
 from machu_env.views.svg import board_svg
@@ -142,7 +143,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, allowed_hosts: Sequence[str
         import uvicorn
     except ImportError as e:
         raise ImportError(f"the web app needs the web extra ({e.name} is missing): "
-                          "pip install 'machu-env[web]'") from None
+                          + install_hint("web")) from None
     from machu_env.web.app import allowed_hosts_for, create_app
 
     app = create_app(allowed_hosts_for(host, allowed_hosts), agents_dir)

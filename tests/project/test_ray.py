@@ -75,7 +75,7 @@ def test_a_missing_ray_names_the_extra(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if the extra were not installed
     code = main(["tournament", "--games", "2", "--out", str(tmp_path / "t"), "--ray"])
     err = capsys.readouterr().err
-    assert code == 2 and "pip install 'machu-env[ray]'" in err and err.count("\n") == 1
+    assert code == 2 and "pip install -e '.[ray]'" in err and err.count("\n") == 1
     assert os.environ.get("RAY_ADDRESS") is None
 
 
