@@ -9,10 +9,13 @@ members that never met each other are still placed on one scale through main.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from machu_env.agents import policy_file
 from machu_env.agents.tournament import wilson
 from machu_env.core import files
+from machu_env.train.bank import PolicyBank
 
 PFSP_FLOOR = 0.02  # every member keeps at least this share of its group's draws (before norm)
 
@@ -79,3 +82,61 @@ def league_table(main_wins: dict[str, float], games: int, players: int) -> list[
             row.update(main_win_share=share, ci95=[round(lo, 4), round(hi, 4)])
         rows.append(row)
     return sorted(rows, key=lambda r: -r["ordinal"])
+
+
+def train_exploiter(trainer) -> None:
+    """League: train an exploiter against the trainer's frozen main agent (``exploiter_steps``
+    steps, warm-started per ``exploiter_init``); it joins the pool, the oldest leaving beyond
+    ``max_exploiters``."""
+    from machu_env.train.exploit import train_against
+
+    c = trainer.config
+    step = int(trainer.model.num_timesteps)
+    t0 = time.perf_counter()
+    main = trainer._frozen()
+    last = c.exploiter_init == "last" and trainer.exploiters
+    start = trainer.exploiters[-1][1] if last else main
+    run = train_against(PolicyBank([main], deterministic=c.exploit_greedy,
+                                   seed=c.seed + step, precision=c.precision, names=["main"]),
+                        players=c.players, steps=c.exploiter_steps,
+                        seed=c.seed + step + 1, warm_start=start,
+                        settings=c.exploiter_settings(),
+                        reward=c.reward, device=trainer.device)
+    net = run.model.net.cpu().eval()
+    trainer.exploiters.append((step, net))
+    folder = trainer.out / "exploiters"
+    info = {**trainer._info(), "exploiter_of": step, "exploiter_steps": c.exploiter_steps,
+            "rollout_win_share": run.last_win_share}
+    policy_file.save(folder / f"step_{step}{policy_file.SUFFIX}", net.state_dict(),
+                     trainer.config_net, info)
+    while len(trainer.exploiters) > c.max_exploiters:
+        old, _ = trainer.exploiters.pop(0)
+        (folder / f"step_{old}{policy_file.SUFFIX}").unlink(missing_ok=True)
+    install_pool(trainer)
+    trainer.exploiter_seconds += time.perf_counter() - t0
+    if trainer.verbose:
+        games = run.curve[-1]["rollout_games"] if run.curve else 0
+        trainer.progress.say(f"{step:>12,} steps  exploiter trained ({c.exploiter_steps:,} "
+                             f"steps): won {run.last_win_share:.1%} of the {games} games of "
+                             "its last rollout")
+
+
+def install_pool(trainer) -> None:
+    """The trainer's snapshots, exploiters and ``frozen`` policies as one bank; exploiters and
+    frozen policies share ``exploiter_share`` of the ``self`` weight (``pfsp_weights`` within
+    each group)."""
+    c = trainer.config
+    others = [n for _, n in trainer.exploiters] + trainer.frozen
+    nets = [n for _, n in trainer.snapshots] + others
+    names = (["self"] * len(trainer.snapshots) + ["exploiter"] * len(trainer.exploiters)
+             + ["frozen"] * len(trainer.frozen))
+    labels = ([f"snapshot:{k}" for k, _ in trainer.snapshots]
+              + [f"exploiter:{k}" for k, _ in trainer.exploiters]
+              + [f"frozen:{k}" for k in range(len(trainer.frozen))])
+    shares = [trainer.member_wins.get(label) for label in labels]
+    cut, share = len(trainer.snapshots), c.exploiter_share if others else 0.0
+    weights = ([(1 - share) * w for w in pfsp_weights(shares[:cut], c.pfsp)]
+               + ([share * w for w in pfsp_weights(shares[cut:], c.pfsp)] if others else []))
+    bank = PolicyBank(nets, seed=c.seed + int(trainer.model.num_timesteps) + 7,
+                      precision=c.precision, names=names)
+    trainer.env.set_snapshots(bank, weights=weights)

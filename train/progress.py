@@ -48,9 +48,20 @@ class Progress:
         if enabled and self.stream.isatty():
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, initial=min(done, total), unit="step",
-                            unit_scale=True, file=self.stream, dynamic_ncols=True,
-                            desc="machu train" + (f" (stops at {goal})" if goal else ""))
+            # a goal may end the run at any evaluation: no total to count to (and no ETA to
+            # the --timesteps it may never reach); the time budget: see ``bound``
+            self.bar = tqdm(total=None if goal else total, initial=min(done, total),
+                            unit="step", unit_scale=True, file=self.stream, dynamic_ncols=True,
+                            desc="machu train" + (f" (until {goal}, at most {total:,} steps)"
+                                                  if goal else ""))
+
+    def bound(self, steps: int, rate: float) -> int:
+        """The step the run will end at, as far as one can tell now: ``total``, or sooner
+        where the time budget ends it at the current rate."""
+        if self.deadline is None or rate <= 0:
+            return self.total
+        left = max(0.0, self.deadline - time.perf_counter())
+        return max(steps, min(self.total, int(steps + rate * left)))
 
     def update(self, steps: int) -> None:
         if not self.enabled:
@@ -58,10 +69,14 @@ class Progress:
         now = time.perf_counter()
         rate = (steps - self.start_steps) / max(now - self.t0, 1e-9)
         if self.bar is not None:
+            if not self.goal:
+                self.bar.total = self.bound(steps, rate)  # (the budget that ends the run)
             self.bar.set_postfix_str(f"last eval: {self.last_eval}", refresh=False)
             self.bar.update(min(steps, self.total) - self.bar.n)
         elif now - self.last_line >= self.every:
-            print(f"{steps:>12,} / {self.total:,} steps  {rate:,.0f} steps/s  "
+            of = (f" (until {self.goal}, at most {self.total:,})" if self.goal else
+                  f" / {self.bound(steps, rate):,}")
+            print(f"{steps:>12,}{of} steps  {rate:,.0f} steps/s  "
                   f"{self.time_left(steps, rate)}  last eval: {self.last_eval}", flush=True)
             self.last_line = now
 

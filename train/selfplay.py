@@ -53,9 +53,9 @@ import numpy as np
 
 from machu_env.agents import policy_file
 from machu_env.core import files
+from machu_env.core.heartbeat import beating
 from machu_env.envs.pool_env import PoolVecEnv
-from machu_env.train import checkpoints, ladder
-from machu_env.train.bank import PolicyBank
+from machu_env.train import checkpoints, ladder, run_folder
 from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's API)
     EVAL_OPPONENTS,
     TrainConfig,
@@ -66,7 +66,7 @@ from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's 
     read_history,
 )
 from machu_env.train.evaluate import win_share_and_habits
-from machu_env.train.league import evaluate_members, pfsp_weights
+from machu_env.train.league import evaluate_members, install_pool, train_exploiter
 from machu_env.train.overlap import stepper
 from machu_env.train.ppo import (
     PPO,
@@ -77,6 +77,9 @@ from machu_env.train.ppo import (
     torch_device,
 )
 from machu_env.train.progress import Progress, busy_warning, run_summary, say_evaluation
+
+CHECKPOINT_SECONDS = 300.0  # a checkpoint at least this often, between evaluations too
+EVAL_HEARTBEAT = 20.0  # seconds between the "still evaluating" lines
 
 
 class Trainer:
@@ -123,11 +126,11 @@ class Trainer:
             from machu_env.train.imitate import check_memory
 
             check_memory(c.imitate_games, self.config_net["obs_size"])
-        self._refuse_inputs_inside(resume)
+        run_folder.refuse_inputs_inside(self.out, c, resume)
         if resume:
             self._check_resumable()
         else:
-            checkpoints.check_new(self.out)  # a user's files are never removed or written over
+            run_folder.check_new(self.out)  # a user's files are never removed or written over
         created = not self.out.exists()
         try:
             self.out.mkdir(parents=True, exist_ok=True)
@@ -136,25 +139,10 @@ class Trainer:
         try:
             self._build(resume, verbose)
         except BaseException:  # a failed or interrupted start leaves no empty run folder
-            checkpoints.unmark_if_alone(self.out)
+            run_folder.unmark_if_alone(self.out)
             if created and self.out.is_dir() and not any(self.out.iterdir()):
                 self.out.rmdir()
             raise
-
-    def _refuse_inputs_inside(self, resume: bool) -> None:
-        """The run reads no file from its own folder (``--init``, ``--frozen``, evaluated
-        agents): a new run there would remove or overwrite it."""
-        c, root = self.config, files.resolved(self.out)
-        named = [("--init", init_path(c.init))] if c.init and not resume else []
-        named += [("--frozen", p) for p in c.frozen_paths()]
-        named += [("--eval-agents", Path(n.split(":", 1)[1]))
-                  for n in (c.eval_agents.split(",") if c.eval_agents != "ladder" else [])
-                  if n.strip().startswith("policy:")]
-        for option, path in named:
-            if root == files.resolved(path) or root in files.resolved(path).parents:
-                raise ValueError(f"{option} {path} lies inside the run folder {self.out}, "
-                                 "where the run writes: copy it elsewhere or choose another "
-                                 "--out")
 
     def _build(self, resume: bool, verbose: bool) -> None:
         c = self.config
@@ -171,8 +159,8 @@ class Trainer:
         if resume:
             self._resume()
         else:
-            checkpoints.mark(self.out)  # (checked by check_new: none of the files is a user's)
-            checkpoints.clear_unfinished(self.out)  # an earlier start that never checkpointed
+            run_folder.mark(self.out)  # (checked by check_new: none of the files is a user's)
+            run_folder.clear_unfinished(self.out)  # an earlier start that never checkpointed
             net = init_net if init_net is not None else \
                 new_net(self.config_net, c.seed).to(self.device)
             if init_net is None and c.imitate:  # fresh weights: the heuristic's moves first
@@ -198,8 +186,11 @@ class Trainer:
     def _resume(self) -> None:
         """Rebuild the learner from the run's data-only files (no unpickling)."""
         c = self.config
-        checkpoints.clear_partial(self.out)
+        run_folder.clear_partial(self.out)
         steps, updates, self.elapsed = checkpoints.read_state(self.out)
+        if self.verbose:
+            print(f"resuming {self.out} from its last checkpoint: step {steps:,}, "
+                  f"{self.elapsed / 60:.1f} min into the run", flush=True)
         # new games and new draws, not a replay of the run's first ones (still a function of
         # the seed and the step)
         self.model = PPO(self._load_net(self.out / checkpoints.LATEST, widen=False),
@@ -261,55 +252,11 @@ class Trainer:
 
     def add_exploiter(self) -> None:
         """League: train an exploiter against the frozen main agent; it joins the pool."""
-        from machu_env.train.exploit import train_against
-
-        c = self.config
-        step = int(self.model.num_timesteps)
-        t0 = time.perf_counter()
-        main = self._frozen()
-        start = self.exploiters[-1][1] if c.exploiter_init == "last" and self.exploiters else main
-        run = train_against(PolicyBank([main], deterministic=c.exploit_greedy,
-                                       seed=c.seed + step, precision=c.precision, names=["main"]),
-                            players=c.players, steps=c.exploiter_steps,
-                            seed=c.seed + step + 1, warm_start=start,
-                            settings=c.exploiter_settings(),
-                            reward=c.reward, device=self.device)
-        net = run.model.net.cpu().eval()
-        self.exploiters.append((step, net))
-        folder = self.out / "exploiters"
-        info = {**self._info(), "exploiter_of": step, "exploiter_steps": c.exploiter_steps,
-                "rollout_win_share": run.last_win_share}
-        policy_file.save(folder / f"step_{step}{policy_file.SUFFIX}", net.state_dict(),
-                         self.config_net, info)
-        while len(self.exploiters) > c.max_exploiters:
-            old, _ = self.exploiters.pop(0)
-            (folder / f"step_{old}{policy_file.SUFFIX}").unlink(missing_ok=True)
-        self._install_pool()
-        self.exploiter_seconds += time.perf_counter() - t0
-        if self.verbose:
-            games = run.curve[-1]["rollout_games"] if run.curve else 0
-            self.progress.say(f"{step:>12,} steps  exploiter trained ({c.exploiter_steps:,} "
-                              f"steps): won {run.last_win_share:.1%} of the {games} games of "
-                              "its last rollout")
+        train_exploiter(self)
 
     def _install_pool(self) -> None:
-        """The snapshots, exploiters and ``frozen`` policies as one bank; exploiters and frozen
-        policies share ``exploiter_share`` of the ``self`` weight."""
-        c = self.config
-        others = [n for _, n in self.exploiters] + self.frozen
-        nets = [n for _, n in self.snapshots] + others
-        names = (["self"] * len(self.snapshots) + ["exploiter"] * len(self.exploiters)
-                 + ["frozen"] * len(self.frozen))
-        labels = ([f"snapshot:{k}" for k, _ in self.snapshots]
-                  + [f"exploiter:{k}" for k, _ in self.exploiters]
-                  + [f"frozen:{k}" for k in range(len(self.frozen))])
-        shares = [self.member_wins.get(label) for label in labels]
-        cut, share = len(self.snapshots), c.exploiter_share if others else 0.0
-        weights = ([(1 - share) * w for w in pfsp_weights(shares[:cut], c.pfsp)]
-                   + ([share * w for w in pfsp_weights(shares[cut:], c.pfsp)] if others else []))
-        bank = PolicyBank(nets, seed=c.seed + int(self.model.num_timesteps) + 7,
-                          precision=c.precision, names=names)
-        self.env.set_snapshots(bank, weights=weights)
+        """The snapshots, exploiters and ``frozen`` policies as one bank (``league``)."""
+        install_pool(self)
 
     # --- evaluating and saving ------------------------------------------------------------------
     def evaluate(self) -> dict[str, Any]:
@@ -317,6 +264,24 @@ class Trainer:
         the history, the CSV and the curve."""
         c = self.config
         t0 = time.perf_counter()
+        with beating(EVAL_HEARTBEAT, lambda: self.progress.say(
+                f"  still evaluating at step {int(self.model.num_timesteps):,} "
+                f"({time.perf_counter() - t0:.0f} s)")):
+            row = self._play_evaluation()
+        row["eval_seconds"] = round(time.perf_counter() - t0, 2)
+        row["wall_seconds"] = round(time.perf_counter() - self.started, 2)  # since the start
+        row["elapsed_seconds"] = round(self.elapsed_now(), 2)  # since the run's first start
+        self.history.append(row)
+        self._write_history()
+        self.plot()
+        if self.verbose:
+            say_evaluation(self.progress, self.history, [*c.eval_names(), *self.ladder_banks],
+                           c.players, self.rungs_before)
+        return row
+
+    def _play_evaluation(self) -> dict[str, Any]:
+        """The games of one evaluation: ``win_vs_<opponent>`` and the habits against gold."""
+        c = self.config
         row: dict[str, Any] = {"timesteps": int(self.model.num_timesteps)}
         predict = self.model.predict
         for k, name in enumerate(EVAL_OPPONENTS):
@@ -338,15 +303,6 @@ class Trainer:
         if c.league:
             evaluate_members(self, row)
             self._install_pool()  # (the draws follow the new win shares)
-        row["eval_seconds"] = round(time.perf_counter() - t0, 2)
-        row["wall_seconds"] = round(time.perf_counter() - self.started, 2)  # since the start
-        row["elapsed_seconds"] = round(self.elapsed_now(), 2)  # since the run's first start
-        self.history.append(row)
-        self._write_history()
-        self.plot()
-        if self.verbose:
-            say_evaluation(self.progress, self.history, [*c.eval_names(), *self.ladder_banks],
-                           c.players, self.rungs_before)
         return row
 
     def _write_history(self) -> None:
@@ -389,7 +345,11 @@ class Trainer:
         if warning := (busy_warning(c.threads) if self.verbose else None):
             self.progress.say(warning)
         if not self.history:  # the starting policy is a checkpoint too: best.safetensors
+            self.progress.say(f"evaluating the starting policy ({c.eval_games:,} games against "
+                              f"each of {', '.join([*c.eval_names(), *self.ladder_banks])}"
+                              f"{', up the ladder' if c.eval_agents == 'ladder' else ''})")
             self._checkpoint()  # exists even when training never beats it (an --init run)
+        last_save = time.perf_counter()
         every = c.eval_interval()
         next_eval = (m.num_timesteps // every + 1) * every
         next_snapshot = (m.num_timesteps // c.snapshot_every + 1) * c.snapshot_every
@@ -428,9 +388,13 @@ class Trainer:
                 next_exploiter += c.exploiter_every
             if m.num_timesteps >= next_eval:
                 self._checkpoint()
+                last_save = time.perf_counter()
                 next_eval += every
                 if c.goal_reached(self.history[-1]):
                     break  # --stop-at(-sacrifices): strong enough
+            elif time.perf_counter() - last_save >= CHECKPOINT_SECONDS:
+                self.save(best=False)  # (by time too: a stopped run loses minutes, not hours)
+                last_save = time.perf_counter()
             if 0 < c.minutes * 60 <= self.elapsed_now():
                 break  # --minutes: the time budget is spent (a last checkpoint below)
         steps.close()

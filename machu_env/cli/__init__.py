@@ -16,7 +16,16 @@ import sys
 
 import typer
 
-from machu_env.cli import datasets, evaluating, playing, roster, serving, tools, training
+from machu_env.cli import (
+    datasets,
+    evaluating,
+    playing,
+    probing,
+    roster,
+    serving,
+    tools,
+    training,
+)
 from machu_env.cli.commands import app, err_console
 from machu_env.cli.interrupts import (
     RECEIVED,
@@ -30,7 +39,7 @@ from machu_env.cli.interrupts import (
 
 for command in (playing.play, roster.agents, evaluating.tournament, evaluating.analyze,
                 datasets.dataset, playing.replay, serving.serve, training.train,
-                training.exploit, training.population, training.average, tools.bench,
+                probing.exploit, training.population, training.average, tools.bench,
                 tools.warmup, tools.rules, tools.cache):  # (the order of `machu --help`)
     app.command()(interruptible(command))
 

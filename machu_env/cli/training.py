@@ -1,10 +1,9 @@
-"""``machu train``, ``machu exploit``, ``machu population`` and ``machu average`` (the ``train``
-extra)."""
+"""``machu train``, ``machu population`` and ``machu average`` (the ``train`` extra; ``machu
+exploit`` is in ``probing``)."""
 
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -15,7 +14,6 @@ from machu_env.cli.commands import compile_first
 from machu_env.cli.options import (
     agent_files,
     check_output_folder,
-    refuse_inputs_inside,
     refuse_overwrite,
 )
 from machu_env.cli.summaries import (
@@ -233,125 +231,6 @@ def option_words(message: str, options: dict) -> str:
     message = "--" + first.group().replace("_", "-") + message[first.end():]
     return re.sub(rf"(?<!-)\b({names})\b", lambda m: "--" + m.group(1).replace("_", "-"),
                   message)
-
-
-# --- exploit -------------------------------------------------------------------------------------
-def exploit(
-    agent: str = typer.Option(..., help="the agent to probe (any agent name)"),
-    players: int = typer.Option(2, min=2, max=5, help="number of players"),
-    steps: int = typer.Option(1_500_000, min=1, help="exploiter training steps"),
-    seed: int = typer.Option(0, min=0, max=2**32 - 1, help="seeds the games and the learner"),
-    eval_games: int = typer.Option(2000, min=1, help="evaluation games after training (seats "
-                                   "rotated)"),
-    eval_every: int = typer.Option(0, min=0, help="also evaluate (400 games) every this many "
-                                   "steps (0: only at the end)"),
-    eval_at: str = typer.Option("", help="comma-separated steps at which to also play "
-                                "EVAL_GAMES games (1500000 in a 5M-step probe)"),
-    cold: bool = typer.Option(False, help="start the exploiter from fresh weights, not the "
-                              "agent's"),
-    cut_as_loss: bool = typer.Option(False, help="a training game still running at the "
-                                     "decision limit counts as a loss (-1), not as a time "
-                                     "limit: an exploiter can't learn to stall (for --cold)"),
-    reward: str = typer.Option("win", help="the exploiter's training reward: win (+1/-1 at "
-                               "the end) or score (the final score margin: denser, for --cold)"),
-    out: Path = typer.Option(None, help="folder for curve.csv/png, summary.json and the "
-                             "exploiter's agent file"),
-    precision: str = typer.Option("fp32", help="fp32 or bf16"),
-    threads: int = typer.Option(0, min=0, max=256, help="torch and numba threads (0: their "
-                                "defaults)"),
-    n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
-    n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
-    batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
-    n_epochs: int = typer.Option(4, min=1, max=50, help="PPO epochs per rollout (4: every "
-                                 "published probe; fewer: a faster probe, see docs/probing.md)"),
-    trust_pickle: bool = typer.Option(False, help="allow an sb3 .zip policy (runs pickled "
-                                      "code)"),
-    ray: str = typer.Option(None, metavar="[ADDRESS]", help="play the evaluation games as Ray "
-                            "tasks: --ray alone joins or starts a local instance; auto or "
-                            "ray://host:port a cluster (the ray extra)"),
-    workers: int = typer.Option(2, min=1, help="with --ray: evaluation tasks in flight / 4"),
-    sampled: bool = typer.Option(False, help="a trained policy samples its actions (as it "
-                                 "trains) instead of taking the most probable one"),
-    as_json: bool = json_option(),
-) -> None:
-    """Exploitability probe: train an exploiter against AGENT alone, report its win share."""
-    try:
-        from machu_env.train.exploit import exploit as run_exploit
-        from machu_env.train.ppo import PPOSettings, bf16_supported
-    except ImportError as e:
-        raise typer.BadParameter(f"the probe needs the train extra ({e}): "
-                                 + install_hint("train")) from None
-    try:
-        at = tuple(int(x) for x in eval_at.split(",") if x.strip())
-    except ValueError:
-        raise typer.BadParameter(f"give steps as comma-separated integers, like 1500000; got "
-                                 f"{eval_at!r}", param_hint="--eval-at") from None
-    bad = [x for x in at if not 1 <= x <= steps]
-    if bad:
-        raise typer.BadParameter(f"eval_at must be an int in 1..{steps} (within --steps), got "
-                                 f"{bad[0]}", param_hint="--eval-at")
-    existed = False
-    if out is not None:
-        refuse_inputs_inside(out, agent_files([agent]), "--out")
-        existed = check_output_folder(out, "--out")  # (created when the probe starts)
-        earlier = sorted(p.name for pattern in EXPLOIT_OUTPUTS for p in out.glob(pattern)) \
-            if existed else []
-        if earlier:  # (a stopped probe removes its outputs: never an earlier probe's)
-            raise typer.BadParameter(f"{out} holds an earlier probe's {', '.join(earlier)}: "
-                                     "choose another --out (nothing was changed)",
-                                     param_hint="--out")
-    if precision not in ("fp32", "bf16") or (precision == "bf16" and not bf16_supported()):
-        raise typer.BadParameter(f"precision must be fp32 or bf16 (bf16 only on CPUs with "
-                                 f"bfloat16 arithmetic), got {precision!r}",
-                                 param_hint="--precision")
-    if reward not in ("win", "score"):
-        raise typer.BadParameter(f"reward must be win or score, got {reward!r}",
-                                 param_hint="--reward")
-    settings = PPOSettings(n_envs=n_envs, n_steps=n_steps, batch_size=batch_size,
-                           n_epochs=n_epochs, precision=precision, cut_as_loss=cut_as_loss)
-    try:
-        settings.check()
-    except ValueError as e:
-        raise typer.BadParameter(str(e)) from None
-    from machu_env.train.ppo import set_threads
-
-    set_threads(threads)
-    try:
-        compile_first("exploit")
-        summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
-                              settings, trust_pickle=trust_pickle, ray=ray, workers=workers,
-                              sampled=sampled, cold=cold, eval_at=at, reward=reward)
-    except BaseException as e:  # a failed or interrupted probe leaves no outputs
-        if out is not None:
-            remove_outputs(out, existed, EXPLOIT_OUTPUTS)
-        if isinstance(e, (ValueError, ImportError)):
-            raise typer.BadParameter(str(e)) from None
-        raise
-    from machu_env.train.exploit import verdict
-
-    lines = verdict(summary, steps)
-    lines.append(f"the exploiter and its curve: {out}" if out is not None else
-                 "(--out DIR keeps the exploiter, its curve and summary.json)")
-    finish(summary, lines, as_json)
-
-
-EXPLOIT_OUTPUTS = ("curve.csv", "curve.png", "exploiter.safetensors", "summary.json",
-                   "member_*")
-
-
-def remove_outputs(out: Path, existed: bool, names: tuple[str, ...]) -> None:
-    """What a stopped command wrote in ``out``: the folder itself where the command created
-    it, else only the files (and folders) named by ``names``' patterns (the command refused
-    a folder that held any of them before it started)."""
-    if not existed:
-        shutil.rmtree(out, ignore_errors=True)
-        return
-    for pattern in names:
-        for path in out.glob(pattern):
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                path.unlink(missing_ok=True)
 
 
 # --- population -----------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from machu_env.core.heartbeat import beating
+
 
 def _rules() -> None:
     import random
@@ -225,25 +227,6 @@ def _in_workers(todo: list[str], workers: int, done: Callable[[str, float], None
             conn.close()
 
 
-@contextmanager
-def _heartbeat(beat: Callable[[], None]) -> Iterator[None]:
-    """``beat()`` every ``HEARTBEAT`` seconds (from a thread) while the block runs: no silent
-    stretch longer than that."""
-    stop, every = threading.Event(), HEARTBEAT
-
-    def run() -> None:
-        while not stop.wait(every):
-            beat()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-
-
 def compile_parts(parts, say: Callable[[str], None], workers: int = 0) -> float:
     """Compile ``parts`` (those not yet marked), ``workers`` processes at once (0: one per
     CPU, at most one per part), saying what it does; returns the seconds it took."""
@@ -254,13 +237,16 @@ def compile_parts(parts, say: Callable[[str], None], workers: int = 0) -> float:
     workers = min(len(todo), workers or os.cpu_count() or 1)
     say(f"compiling the game engine for this machine ({ESTIMATE}; later runs start in "
         f"seconds): {', '.join(PARTS[p][0] for p in todo)}")
+    from machu_env._cache import explain
+
+    say(f"  kept in {explain()}")  # (which folder, and why an earlier candidate was not taken)
     left = list(todo)
 
     def done(part: str, seconds: float) -> None:
         left.remove(part)
         say(f"  compiled {PARTS[part][0]} ({seconds:.0f} s)")
 
-    with _heartbeat(lambda: left and say(f"  still compiling "
+    with beating(HEARTBEAT, lambda: left and say(f"  still compiling "
                                          f"{', '.join(PARTS[p][0] for p in left)} "
                                          f"({time.perf_counter() - t0:.0f} s so far)")):
         if workers <= 1:

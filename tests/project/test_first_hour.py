@@ -92,7 +92,8 @@ def test_compiling_is_said_part_by_part_and_done_once(monkeypatch, tmp_path):
     warmup.compile_parts(["a", "b"], lines.append, workers=1)
     assert ran == ["a", "b"] and lines[0].startswith("compiling the game engine for this "
                                                      "machine (about a minute")
-    assert "part a, part b" in lines[0] and lines[1].startswith("  compiled part a (")
+    assert "part a, part b" in lines[0] and lines[1].startswith("  kept in ")
+    assert lines[2].startswith("  compiled part a (")
     assert lines[-1].startswith("the engine is compiled (")
     lines.clear()
     assert warmup.compile_parts(["a", "b"], lines.append, workers=1) == 0.0 and not lines

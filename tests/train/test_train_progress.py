@@ -158,3 +158,19 @@ def test_a_run_from_init_does_not_imitate(tmp_path):
     assert t.imitation is None
     t = Trainer(tiny(tmp_path / "f"), verbose=False)
     assert t.imitation["teacher"] == "gold" and t.imitation["games"] == 30
+
+
+def test_the_progress_total_is_what_bounds_the_run(capsys):
+    """A time budget: the bar counts to the step the budget ends the run at (at this rate), not
+    to a phase's step budget hours away; a goal: no total to count to, the bound named."""
+    budget = P.Progress(375_000_000, enabled=True, stream=io.StringIO(), every=0.0,
+                        seconds=300.0)
+    assert budget.bound(100_000, 20_000.0) == pytest.approx(100_000 + 20_000 * 300, rel=0.01)
+    assert budget.bound(100_000, 0.0) == 375_000_000  # (no rate yet: the steps bound it)
+    assert P.Progress(1000, enabled=True, stream=io.StringIO(),
+                      seconds=3600.0).bound(500, 10_000.0) == 1000
+    goal = P.Progress(20_000_000, enabled=True, stream=io.StringIO(), every=0.0,
+                      goal="95% against gold")
+    goal.update(65_536)
+    line = capsys.readouterr().out
+    assert "65,536 (until 95% against gold, at most 20,000,000) steps" in line, line
