@@ -51,5 +51,17 @@ def main() -> None:
         _leave(getattr(e, "signum", signal.SIGINT))
 
 
+def compile_worker(part: str, conn) -> None:
+    """A compile worker's entry (``machu_env.cli.warmup``): the stop signals are ignored before
+    machu-env and its frameworks are imported (they arrive blocked already; a library that
+    unblocks them while it loads must not turn a Ctrl-C at the terminal into a traceback here:
+    the command ends its workers itself)."""
+    for signum in STOPS:
+        signal.signal(signum, signal.SIG_IGN)
+    from machu_env.cli.warmup import _worker
+
+    _worker(part, conn)
+
+
 if __name__ == "__main__":
     main()

@@ -179,7 +179,9 @@ def _stops_blocked() -> Iterator[None]:
 def _start(context, part: str):
     """A worker process for ``part`` and the end of the pipe its seconds come back on."""
     here, there = context.Pipe(duplex=False)
-    proc = context.Process(target=_worker, args=(part, there), daemon=True)
+    from machu_launch import compile_worker  # (ignores the stop signals before any import)
+
+    proc = context.Process(target=compile_worker, args=(part, there), daemon=True)
     proc.start()
     there.close()
     return proc, here

@@ -180,9 +180,10 @@ def test_machu_population_measures_solves_and_writes_an_agent(tmp_path):
 
     out = tmp_path / "pop.safetensors"
     r = CliRunner().invoke(app, ["population", "--members", "ppo-2p,ppo-3p", "--games", "12",
-                                 "--out", str(out)])
+                                 "--out", str(out), "--json"])
     assert r.exit_code == 0, r.output[-2000:]
-    summary = json.loads(r.output)
+    summary = json.loads(r.stdout)
+    assert r.stderr.startswith("population: the Nash mixture plays")
     W = np.array(summary["win_share"])
     assert W.shape == (2, 2) and ((W >= 0) & (W <= 1)).all()
     assert sum(summary["weights"]) == pytest.approx(1)
@@ -212,7 +213,7 @@ def test_psro_grows_the_population_by_best_responses(tmp_path):
     out = tmp_path / "pop.safetensors"
     r = CliRunner().invoke(app, ["population", "--members", "ppo-2p", "--games", "6",
                                  "--psro", "2", "--psro-steps", "600", "--threads", "1",
-                                 "--out", str(out)])
+                                 "--out", str(out), "--json"])
     assert r.exit_code == 0, r.output[-2000:]
     summary = json.loads(r.stdout)
     assert np.array(summary["win_share"]).shape == (3, 3)

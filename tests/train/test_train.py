@@ -351,7 +351,12 @@ def test_machu_train_runs_and_reports_bad_settings(tmp_path):
             "--out", str(tmp_path / "run")]
     r = runner.invoke(app, args)
     assert r.exit_code == 0, r.output[-2000:]
-    assert '"timesteps": 1024' in r.output
+    lines = r.stdout.strip().splitlines()
+    assert lines[-3].startswith("trained 1,024 steps in ") and "against gold" in lines[-3]
+    assert lines[-1] == (f"next: machu tournament --agents "
+                         f"policy:{tmp_path / 'run' / 'best.safetensors'},gold --players 2")
+    r = runner.invoke(app, [*args[:-1], str(tmp_path / "again"), "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["timesteps"] == 1024
     r = runner.invoke(app, [*args[:-1], str(tmp_path / "other"), "--pool", "chess:1"])
     assert r.exit_code != 0 and "chess:1" in r.output
     r = runner.invoke(app, [*args[:-1], str(tmp_path / "other"), "--max-grad-norm", "0"])
