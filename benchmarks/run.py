@@ -1,6 +1,6 @@
 """The throughput benchmark suite: one command, one run, everything side by side.
 
-    python benchmarks/run.py [--quick] [--out benchmarks/results]
+    python benchmarks/run.py [--quick] [--out runs/bench]
 
 Decisions per second with uniformly random legal actions for (a) the compiled random playout of
 the batch engine, (b) a Python loop over ``legal_mask``/``step``, (c) the PettingZoo AEC env,
@@ -225,7 +225,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="shorter timings, fewer points")
-    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    ap.add_argument("--out", type=Path, default=Path("runs") / "bench",
+                    help="folder for results.json and scaling.png (default: runs/bench)")
     args = ap.parse_args(argv)
     secs = 0.5 if args.quick else 2.0
     threads = numba.config.NUMBA_NUM_THREADS
@@ -244,6 +245,8 @@ def main(argv: list[str] | None = None) -> None:
 
     print(f"machu-env throughput, {res['machine']}, Python {res['python']}, numba "
           f"{res['numba']} ({threads} threads), {PLAYERS}-player games, random legal actions")
+    print("timing the compile: the engine compiled from an empty cache folder, then loaded from "
+          "it (about a minute on a 2-core machine)...", flush=True)
     cold, warm = compile_times()
     res["compile_cold_s"], res["compile_warm_s"] = cold, warm
     print(f"compile + first game: cold cache {cold:.1f} s, warm cache {warm:.2f} s")
@@ -326,7 +329,31 @@ def main(argv: list[str] | None = None) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(res, indent=2))
     _plot(res, args.out / "scaling.png")
+    for line in beside_the_docs(res):
+        print(line)
     print(f"wrote {args.out / 'results.json'} and {args.out / 'scaling.png'}")
+
+
+REFERENCE = Path(__file__).resolve().parent / "results" / "results.json"  # the docs' table
+COMPARED = ("(a) compiled random playout, N=4096", "(c) PettingZoo AEC env",
+            "(f) Gymnasium VectorEnv (gym.make_vec), N=4096")
+
+
+def beside_the_docs(res: dict, reference: Path = REFERENCE) -> list[str]:
+    """This machine's headline rows beside the figures the docs show (the reference results
+    file's machine and date), as ratios; nothing where that file is not at hand."""
+    try:
+        ref = json.loads(reference.read_text())
+    except (OSError, ValueError):
+        return []
+    lines = [f"beside the docs' figures ({ref.get('machine', '?')}, {ref.get('date', '?')}):"]
+    for name in COMPARED:
+        mine = (res["rows"].get(name) or {}).get("decisions_per_s")
+        theirs = (ref.get("rows", {}).get(name) or {}).get("decisions_per_s")
+        if mine and theirs:
+            lines.append(f"  {name}: {mine:,.0f} here, {theirs:,.0f} there "
+                         f"({mine / theirs:.2f}x)")
+    return lines if len(lines) > 1 else []
 
 
 def _plot(res: dict, path: Path) -> None:

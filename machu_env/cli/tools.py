@@ -16,8 +16,9 @@ from machu_env.rules.actions import action_table
 
 # --- bench, rules --------------------------------------------------------------------------------
 def bench(quick: bool = typer.Option(False, help="shorter timings, fewer points"),
-          out: Path = typer.Option(Path("benchmarks/results"), help="output folder")) -> None:
-    """Run the throughput benchmark suite (benchmarks/run.py)."""
+          out: Path = typer.Option(Path("runs/bench"), help="output folder")) -> None:
+    """Run the throughput benchmark suite (benchmarks/run.py) and compare this machine with
+    the docs' figures."""
     from machu_env.benchmarks import run
 
     output_folder(out, "--out")

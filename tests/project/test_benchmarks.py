@@ -145,3 +145,24 @@ def test_time_to_strength_confirms_the_recipes_agent_not_its_last_policy(tmp_pat
     assert T.agent_file(tmp_path, last) == last / "latest.safetensors"
     (tmp_path / "agent.safetensors").write_bytes(b"")
     assert T.agent_file(tmp_path, last) == tmp_path / "agent.safetensors"
+
+
+def test_machu_bench_writes_under_runs_and_compares_with_the_docs(tmp_path):
+    import json
+
+    import run
+
+    ref = tmp_path / "ref.json"
+    ref.write_text(json.dumps({"machine": "x86_64, 2 cores", "date": "2026-11-24", "rows": {
+        "(a) compiled random playout, N=4096": {"decisions_per_s": 10_000_000}}}))
+    mine = {"rows": {"(a) compiled random playout, N=4096": {"decisions_per_s": 15_000_000}}}
+    lines = run.beside_the_docs(mine, ref)
+    assert lines[0] == "beside the docs' figures (x86_64, 2 cores, 2026-11-24):"
+    assert lines[1].endswith("15,000,000 here, 10,000,000 there (1.50x)")
+    assert run.beside_the_docs(mine, tmp_path / "absent.json") == []
+    from typer.main import get_command
+
+    from machu_env.cli import app
+
+    bench = get_command(app).commands["bench"]
+    assert next(p.default for p in bench.params if p.name == "out").as_posix() == "runs/bench"
