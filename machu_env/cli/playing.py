@@ -108,13 +108,15 @@ def play(
     try:
         while not game.is_over:
             if game.current_player == seat:
-                console.print(Panel(render_text(game, seat), title=f"day {game.day}"))
+                console.print(Panel(render_text(game, seat), title=f"day {game.day}"),
+                              soft_wrap=False)  # (wrapped to the terminal, never cut)
                 game.play(human_turn(game, lambda q: console.input(f"{q}: "), console.print))
+                console.print(f"P{seat} (you): {game.history[-1][1]}")
             else:
                 player = game.current_player
                 game.play(agents[player].act(game))
                 console.print(f"P{player} ({agents[player].name}): {game.history[-1][1]}")
-        console.print(Panel(render_text(game), title="game over"))
+        console.print(Panel(render_text(game), title="game over"), soft_wrap=False)
     finally:  # also when the human quits: the game so far is kept
         if record:
             save_record(game, record, [agents[p].name if p in agents else "human"
@@ -185,7 +187,7 @@ def replay(
             console.print(render_text(game))
         if interactive:
             console.input("")
-    console.print(Panel(render_text(final), title="final position"))
+    console.print(Panel(render_text(final), title="final position"), soft_wrap=False)
 
 
 def _view(view: str, num_players: int) -> int | str | None:

@@ -312,6 +312,16 @@ def test_cli_human_play_with_invalid_input(tmp_path):
     assert "'fly' is not a legal action" in _text(r) and "'999' is not a legal action" in _text(r)
     assert "game over" in _text(r)
     assert load_record(tmp_path / "g.json").is_over
+    first = load_record(tmp_path / "g.json").history
+    assert f"P{first[0][0]} (you): {first[0][1]}" in r.output or "P0 (you): " in r.output
+    from machu_env.cli.commands import console
+
+    panel = [line for line in r.output.splitlines() if line.startswith(("│", "╭", "╰"))]
+    assert panel and max(map(len, panel)) <= console.width  # (wrapped to the terminal, not cut)
+    import re
+
+    joined = " ".join(line.strip("│ ") for line in panel)
+    assert re.search(r"bank: llama \d+ +coca \d+ +pottery \d+ +cloth \d+", joined), joined[:400]
 
 
 def test_policy_agent_loads_a_trained_model_and_plays(tmp_path):
