@@ -42,6 +42,23 @@ def win_rate(model, num_players: int, games: int, seed: int) -> dict:
     return {"games": games, "win_rate": p, "ci95": [max(0.0, p - half), min(1.0, p + half)]}
 
 
+def _every(seconds: float, say):
+    """An SB3 callback: ``say(steps)`` every ``seconds`` of training (no silent minute)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Every(BaseCallback):
+        def _on_training_start(self) -> None:
+            self.last = time.perf_counter()
+
+        def _on_step(self) -> bool:
+            if time.perf_counter() - self.last >= seconds:
+                self.last = time.perf_counter()
+                say(self.num_timesteps)
+            return True
+
+    return Every()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -65,15 +82,23 @@ def main() -> None:
                         ent_coef=0.01, gamma=0.995, seed=args.seed, verbose=0, device="cpu",
                         policy_kwargs={"net_arch": [256, 256]})
     eval_seed = 10_000_000
+    print(f"playing {args.eval_games:,} games against random players, before training (a "
+          "random agent, then the untrained network)...", flush=True)
     results = {"players": args.players, "timesteps": args.timesteps, "seed": args.seed,
                "random_agent": win_rate(None, args.players, args.eval_games, eval_seed),
                "before": win_rate(model, args.players, args.eval_games, eval_seed)}
     print(f"before training: {results['before']['win_rate']:.1%} wins vs random "
           f"(uniform random agent: {results['random_agent']['win_rate']:.1%})")
     t0 = time.perf_counter()
-    model.learn(total_timesteps=args.timesteps, progress_bar=False)
+    print(f"training {args.timesteps:,} steps (MaskablePPO, {args.n_envs} envs)...", flush=True)
+    model.learn(total_timesteps=args.timesteps, progress_bar=False,
+                callback=_every(10.0, lambda n: print(
+                    f"  {n:,} / {args.timesteps:,} steps ({time.perf_counter() - t0:.0f} s)",
+                    flush=True)))
     results["train_seconds"] = time.perf_counter() - t0
     results["steps_per_second"] = args.timesteps / results["train_seconds"]
+    print(f"playing {args.eval_games:,} games against random players, after training...",
+          flush=True)
     results["after"] = win_rate(model, args.players, args.eval_games, eval_seed)
     args.out.mkdir(parents=True, exist_ok=True)
     save_sb3_policy(args.out / "model.safetensors", model.policy,
