@@ -3,7 +3,7 @@ against one chain per member present, for 1-8 members of 256-wide version-2 netw
 
     python benchmarks/bank_paths.py
 
-``train/bank.py``'s ``BROADCAST_ROWS`` (rows x members up to which the batched chain is used)
+``machu_env.train.bank``'s ``BROADCAST_ROWS`` (rows x members up to which the batched chain is used)
 comes from this table. One torch thread; prints microseconds per call.
 """
 

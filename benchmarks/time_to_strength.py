@@ -24,8 +24,8 @@ minibatch 4096, 4 epochs, two 256x256 MLPs, fp32, learning rate 3e-4). Writes
 ``--out``; measure on an idle machine.
 
 The strength ladder (``--ladder --minutes M``): every run trains for ``M`` minutes, evaluating
-the shipped agents too (``--eval-agents ladder``, ``train/ladder.py``), and the table gives the
-wall-clock from launch to each rung (95 % against ``gold``, then 50 % against ``ppo-2p-v1``,
+the shipped agents too (``--eval-agents ladder``, ``machu_env.train.ladder``), and the table gives
+the wall-clock from launch to each rung (95 % against ``gold``, then 50 % against ``ppo-2p-v1``,
 ``ppo-2p``, ``ppo-2p-race``, ``best-2p``; for 3 players 90 % against two ``gold`` and a third
 against two of each 3-player agent), the last rung reached replayed with ``--final-games``
 games by the run's agent (a recipe's ``OUT/agent.safetensors``: with ``"keep": "ladder"`` the
@@ -92,7 +92,7 @@ def _histories(folder: Path) -> list[dict[str, float]]:
 def _marks_of(row: dict[str, float], marks: dict, now: float, players: int,
               ladder: bool) -> None:
     """The marks a history row reaches first: win shares against gold (``MARKS``), and with
-    ``ladder`` each rung of the strength ladder (``train/ladder.py``)."""
+    ``ladder`` each rung of the strength ladder (``machu_env.train.ladder``)."""
     goals = [(f"{m}", "gold", m) for m in MARKS]
     if ladder:
         from machu_env.train.ladder import ladder as rungs

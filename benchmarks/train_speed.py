@@ -9,7 +9,7 @@ and the same opponent pool (``PoolVecEnv`` with the default weights of random, t
 ``builder`` and ``gold``, and one frozen copy of the initial policy as ``self``):
 
 * ``maskable_ppo`` — sb3-contrib's MaskablePPO on ``PoolVecEnv`` (the trainer ``machu train``
-  used before ``train/ppo.py``), two 256x256 networks (sb3 has no shared trunk for PPO), the
+  used before ``machu_env.train.ppo``), two 256x256 networks (sb3 has no shared trunk for PPO), the
   frozen copy playing through its own ``predict``;
 * ``machu_train_fp32`` / ``machu_train_bf16`` — ``train.selfplay.train`` (what ``machu train``
   runs; its default network, one 256x256 trunk that the policy and value heads share; bf16 only

@@ -4,7 +4,7 @@ Numba's own ``cache=True`` writes ``*.nbi``/``*.nbc`` files next to the sources 
 installed package, where they outlive ``pip uninstall``) and invalidates a function only when
 its own file changes, although the constants of ``data.py`` and ``layout.py`` are compiled into
 every kernel. This module registers a cache locator, used for the functions of ``machu_env``
-(and its subpackages ``agents``, ``train``, ``benchmarks``) only, that puts their cache in
+(and the benchmark scripts installed as ``machu_env.benchmarks``) only, that puts their cache in
 
     <root>/numba-<key>/<package folder>/
 
@@ -38,7 +38,7 @@ import numpy as np
 from numba.core import caching
 
 PACKAGE = "machu_env"
-SUBPACKAGES = ("agents", "train", "benchmarks")  # installed as machu_env.<name>
+SUBPACKAGES = ("benchmarks",)  # a top-level folder installed as machu_env.<name>
 
 
 def _candidate_roots() -> list[tuple[str, str]]:

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SUBPACKAGES = ("agents", "train", "benchmarks")  # installed as machu_env.<name>
+SUBPACKAGES = ("benchmarks",)  # a top-level folder installed as machu_env.<name>
 DOC = ROOT / "docs" / "architecture.md"
 BEGIN, END = "<!-- layers:begin (scripts/layers.py draw) -->", "<!-- layers:end -->"
 

@@ -50,7 +50,7 @@ def train(
     ent_coef_final: float = typer.Option(-1.0, help="decay the entropy bonus linearly to this "
                                          "over the run (-1: no schedule)"),
     magnet_coef: float = typer.Option(0.0, help="weight of the reverse KL to the magnet "
-                                      "policy (MMD; train/ppo.py)"),
+                                      "policy (MMD; machu_env/train/ppo.py)"),
     magnet_every: int = typer.Option(0, min=0, help="updates between magnet resets to the "
                                      "current policy (0: the uniform magnet)"),
     cut_as_loss: bool = typer.Option(False, help="a game still running at the decision limit "
@@ -96,7 +96,7 @@ def train(
     torch_compile: bool = typer.Option(False, help="run the PPO update through torch.compile "
                                        "(needs a C++ compiler; compiling takes a while)"),
     league: bool = typer.Option(False, help="league training: exploiters of the main agent "
-                                "join the pool (train/selfplay.py)"),
+                                "join the pool (machu_env/train/selfplay.py)"),
     exploiter_every: int = typer.Option(2_000_000, min=1, help="league: main steps between "
                                         "exploiters"),
     exploiter_steps: int = typer.Option(500_000, min=1, help="league: training steps of "
@@ -150,7 +150,7 @@ def train(
     as_json: bool = json_option(),
 ) -> None:
     """Self-play or league training (masked PPO) against an opponent pool; see
-    train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
+    machu_env/train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
     try:
         from machu_env.train.selfplay import TrainConfig
         from machu_env.train.selfplay import train as run_training
@@ -186,7 +186,7 @@ RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "o
 
 
 def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = False) -> None:
-    """``machu train --recipe NAME``: every phase of the recipe (``train/recipes.py``); the
+    """``machu train --recipe NAME``: every phase of the recipe (``machu_env.train.recipes``); the
     options that a recipe sets itself are refused when given."""
     from machu_env.train import recipes
     from machu_env.train.config import TrainConfig
@@ -216,7 +216,7 @@ def recipe_help() -> str:
     try:
         from machu_env.train.recipes import describe
     except ImportError:  # (the train extra is missing: the command says so when run)
-        return "see train/recipes.py"
+        return "see machu_env/train/recipes.py"
     return describe()
 
 
@@ -273,7 +273,7 @@ def population(
     as_json: bool = json_option(),
 ) -> None:
     """Nash mixture of a population: measure the members' payoff matrix, solve it, write one
-    agent file that plays them as one agent (train/population.py). With --psro, grow the
+    agent file that plays them as one agent (machu_env/train/population.py). With --psro, grow the
     population by best responses first (PSRO); they are kept in OUT's folder <stem>_psro/."""
     try:
         from machu_env.train.population import build
@@ -315,7 +315,7 @@ def average(
     as_json: bool = json_option(),
 ) -> None:
     """Weight averaging: write one policy whose weights are the weighted mean of the members'
-    (an agent and its fine-tune, or snapshots of one run; train/average.py)."""
+    (an agent and its fine-tune, or snapshots of one run; machu_env/train/average.py)."""
     try:
         from machu_env.train.average import average as run_average
         from machu_env.train.average import check_count, parse_weights

@@ -95,4 +95,4 @@ def test_the_docs_table_is_the_catalogue():
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
     shown = page.split("<!-- catalogue -->\n", 1)[1].split("\n<!-- /catalogue -->", 1)[0]
-    assert shown == catalogue.markdown(), "run: python train/sweeps/catalogue_figures.py"
+    assert shown == catalogue.markdown(), "run: python research/sweeps/catalogue_figures.py"

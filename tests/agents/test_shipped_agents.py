@@ -1,5 +1,5 @@
-"""The trained agents shipped in ``agents/checkpoints``: present, small, loadable by name, and
-playing legal, strong games."""
+"""The trained agents shipped in ``machu_env/agents/checkpoints``: present, small, loadable by
+name, and playing legal, strong games."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What a training run may leave in the repository (docs/contributing.md, *Run artefacts*):
 small JSON/CSV results, curves and the records a doc cites; never weights. The research weights
-committed before that policy left the tree; ``train/results/weights.json`` keeps each one's
+committed before that policy left the tree; ``research/results/weights.json`` keeps each one's
 digest and what rebuilds it, as data (a probe's settings or a sweep script's path). A clone
 stays light."""
 
@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RESULTS = ROOT / "train" / "results"
+RESULTS = ROOT / "research" / "results"
 MANIFEST = RESULTS / "weights.json"
 WEIGHTS = (".safetensors", ".pt", ".pth", ".zip", ".ckpt", ".npz", ".h5", ".hdf5")
 MAX_FILE = 256 * 1024  # bytes: a result file larger than this is an artefact, not a result
-BUDGET = 6 * 2**20  # bytes: every file under train/results/ together
+BUDGET = 6 * 2**20  # bytes: every file under research/results/ together
 MAX_CHECKOUT = 30 * 10**6  # bytes: every tracked file of a clone together (no .git)
 
 
@@ -34,10 +34,10 @@ def _tracked(where: str = "") -> list[Path]:
 
 
 def _files() -> list[Path]:
-    return _tracked("train/results")
+    return _tracked("research/results")
 
 
-def test_no_weights_or_bulky_files_under_train_results():
+def test_no_weights_or_bulky_files_under_research_results():
     bad = [f"{p.relative_to(ROOT).as_posix()} ({p.stat().st_size:,} bytes)" for p in _files()
            if p.suffix in WEIGHTS or (p.stat().st_size > MAX_FILE and p != MANIFEST)]
     assert not bad, ("run artefacts that do not belong in the repository (weights, or files "
@@ -48,7 +48,7 @@ def _rebuild():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("rebuild_weights",
-                                                  ROOT / "train/sweeps/rebuild_weights.py")
+                                                  ROOT / "research/sweeps/rebuild_weights.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -63,28 +63,29 @@ def test_each_removed_weight_file_says_how_to_rebuild_it():
         assert len(entry["sha256"]) == 64 and entry["bytes"] > 0
         assert "rebuild" not in entry  # (data names what to rebuild, never a command)
         words = rebuild.describe(rel, entry)
-        assert words.startswith(("machu exploit --agent", "bash train/sweeps/")), words
+        assert words.startswith(("machu exploit --agent", "bash research/sweeps/")), words
         if "script" in entry:
             assert (ROOT / entry["script"]).is_file(), entry["script"]
 
 
 @pytest.mark.parametrize("path,entry,words", [
-    ("train/results/x.safetensors", {"probe": {"agent": "policy:evil.zip", "players": 2,
+    ("research/results/x.safetensors", {"probe": {"agent": "policy:evil.zip", "players": 2,
                                                "steps": 10, "seed": 0, "eval_games": 10}},
      "probe agent must be"),
-    ("train/results/x.safetensors", {"probe": {"agent": "ppo-2p --trust-pickle", "players": 2,
+    ("research/results/x.safetensors", {"probe": {"agent": "ppo-2p --trust-pickle", "players": 2,
                                                "steps": 10, "seed": 0, "eval_games": 10}},
      "probe agent must be"),
-    ("train/results/x.safetensors", {"probe": {"agent": "ppo-2p", "players": 2, "steps": 10,
+    ("research/results/x.safetensors", {"probe": {"agent": "ppo-2p", "players": 2, "steps": 10,
                                                "seed": 0, "eval_games": 10,
                                                "trust_pickle": True}}, "exactly agent"),
-    ("train/results/x.safetensors", {"probe": {"agent": "ppo-2p", "players": "2 --ray auto",
+    ("research/results/x.safetensors", {"probe": {"agent": "ppo-2p", "players": "2 --ray auto",
                                                "steps": 10, "seed": 0, "eval_games": 10}},
      "players must be an int"),
-    ("/tmp/x.safetensors", {"script": "train/sweeps/race_2p_v2.sh"}, "relative path"),
-    ("train/results/../../x.safetensors", {"script": "train/sweeps/race_2p_v2.sh"},
+    ("/tmp/x.safetensors", {"script": "research/sweeps/race_2p_v2.sh"}, "relative path"),
+    ("research/results/../../x.safetensors", {"script": "research/sweeps/race_2p_v2.sh"},
      "relative path"),
-    ("train/results/x.safetensors", {"script": "train/sweeps/a.sh; rm -rf ~"}, "script must be"),
+    ("research/results/x.safetensors", {"script": "research/sweeps/a.sh; rm -rf ~"},
+     "script must be"),
 ])
 def test_a_hostile_manifest_entry_is_refused_and_nothing_runs(path, entry, words, tmp_path,
                                                              monkeypatch, capsys):
@@ -102,7 +103,7 @@ def test_a_hostile_manifest_entry_is_refused_and_nothing_runs(path, entry, words
 
 def test_a_probe_entry_runs_only_the_command_built_from_its_settings(tmp_path, monkeypatch):
     rebuild = _rebuild()
-    path = "train/results/probes/ppo2p_5m/exploiter.safetensors"
+    path = "research/results/probes/ppo2p_5m/exploiter.safetensors"
     entry = json.loads(MANIFEST.read_text())["files"][path]
     ran = []
 
@@ -123,7 +124,7 @@ def test_a_probe_entry_runs_only_the_command_built_from_its_settings(tmp_path, m
 
 def test_the_small_results_stay_within_the_budget():
     total = sum(p.stat().st_size for p in _files())
-    assert total <= BUDGET, (f"train/results/ holds {total / 2**20:.1f} MiB of results; the "
+    assert total <= BUDGET, (f"research/results/ holds {total / 2**20:.1f} MiB of results; the "
                              f"budget is {BUDGET / 2**20:.0f} MiB: keep summaries, not whole runs")
 
 
@@ -137,18 +138,19 @@ def test_no_doc_cites_a_weight_file_that_is_not_shipped():
     sources = [*ROOT.glob("docs/*.md"), ROOT / "README.md"]
     cited = sorted({word.strip("`()[],.;:") for source in sources
                     for word in source.read_text().split()
-                    if ".safetensors" in word and "train/results/" in word})
+                    if ".safetensors" in word and "research/results/" in word})
     assert not cited, f"docs cite weight files that are not shipped: {cited}"
 
 
-def test_every_path_a_doc_or_sweep_cites_under_train_results_exists():
-    sources = [*ROOT.glob("docs/*.md"), ROOT / "README.md", *ROOT.glob("train/sweeps/*")]
+def test_every_path_a_doc_or_sweep_cites_under_research_results_exists():
+    sources = [*ROOT.glob("docs/*.md"), ROOT / "README.md", ROOT / "research" / "log.md",
+               *ROOT.glob("research/sweeps/*")]
     cited = set()
     for source in sources:
         text = source.read_text(errors="replace")
         for word in text.replace("`", " ").replace("(", " ").replace(")", " ").split():
             word = word.rstrip(".,;:")
-            if word.startswith("train/results/") and "*" not in word and "<" not in word \
+            if word.startswith("research/results/") and "*" not in word and "<" not in word \
                     and "$" not in word and "{" not in word:
                 cited.add(word)
     assert len(cited) > 20, cited  # (the docs cite the records of their figures)
@@ -158,9 +160,10 @@ def test_every_path_a_doc_or_sweep_cites_under_train_results_exists():
 
 
 def test_every_sweep_script_says_which_dated_entry_it_reproduces():
-    """The one-off scripts of train/sweeps/ stay to reproduce dated research-log entries (a new
+    """The one-off scripts of research/sweeps/ stay to reproduce dated research-log entries (a new
     agent is trained with a recipe): each says so in its first line after a shebang."""
-    for path in sorted((ROOT / "train" / "sweeps").iterdir()):
+    for path in sorted((ROOT / "research" / "sweeps").iterdir()):
         lines = path.read_text().splitlines()
         first = lines[1] if lines[0].startswith("#!") else lines[0]
-        assert first.startswith("# Reproduces docs/") and "(2026-" in first, path.name
+        assert first.startswith(("# Reproduces research/log.md", "# Reproduces docs/")) \
+            and "(2026-" in first, path.name

@@ -1,0 +1,347 @@
+"""A training run's settings (``TrainConfig``: every ``machu train`` option), its history file,
+its learning curve and the policy ``--init`` names."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from machu_env.agents import policy_file
+from machu_env.core import files
+from machu_env.core.checks import check_int
+from machu_env.core.reward_modes import check_reward_mode
+from machu_env.envs.opponents import COMPILED_NAMES
+from machu_env.envs.pool_env import parse_pool
+from machu_env.train.ppo import (
+    MAX_THREADS,
+    PPOSettings,
+)
+
+EVAL_OPPONENTS = ("random", "builder", "gold")
+DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` is left empty
+EVAL_EVERY, STOP_EVAL_EVERY = 500_000, 65_536  # (eval_every 0: see TrainConfig.eval_interval)
+MAX_EVAL_GAMES = 100_000  # games per opponent per evaluation (all played at once)
+EXPLOITER_PPO = ("learner", "probe")  # a league exploiter's PPO settings (exploiter_settings)
+EXPLOITER_INIT = ("main", "last")  # where a league exploiter starts (Trainer.add_exploiter)
+MAX_POOL = 64  # max_snapshots, max_exploiters: frozen networks kept in the pool
+MAX_SACRIFICES = 50  # stop_at_sacrifices: a goal of sacrifices a game (a game has far fewer)
+# a network's shape as written: ASCII digits, no signs, spaces or leading zeros
+NET_ARCH = re.compile(r"(shared:)?[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){0,15}", re.ASCII)
+
+
+HISTORY_NEEDS = ("timesteps", "win_vs_gold")  # the columns a run reads back from its history
+MAX_HISTORY_BYTES = 20 * 2**20
+
+
+def read_history(path: Path) -> list[dict[str, float]]:
+    """A run's ``history.csv`` (one row per evaluation), checked as a whole; ValueError naming
+    the file (and the row) otherwise. ``timesteps`` and ``win_vs_gold`` are needed in every
+    row; an empty cell is a column the row's version did not write (it is left out of the
+    row), so a history written across versions reads back as it was written."""
+    try:
+        if path.stat().st_size > MAX_HISTORY_BYTES:
+            raise ValueError(f"{path}: {path.stat().st_size:,} bytes; a run's history is at "
+                             f"most {MAX_HISTORY_BYTES // 2**20} MiB")
+        with path.open(newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in HISTORY_NEEDS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise ValueError(f"{path}: not a run's history (no {', '.join(missing)} "
+                                 f"column; it has {', '.join(HISTORY_NEEDS)} and one column "
+                                 "per measure)")
+            rows = [_history_row(path, line, row) for line, row in enumerate(reader, start=2)]
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a run's history ({e})") from None
+    return rows
+
+
+def _history_row(path: Path, line: int, row: dict) -> dict[str, float]:
+    try:
+        if None in row or any(row[c] in (None, "") for c in HISTORY_NEEDS):
+            raise ValueError
+        return {k: int(v) if k == "timesteps" else float(v) for k, v in row.items() if v != ""}
+    except (TypeError, ValueError):
+        raise ValueError(f"{path}, line {line}: not a row of numbers under the header (got "
+                         f"{dict(row)!r:.120})") from None
+
+
+@dataclass
+class TrainConfig(PPOSettings):
+    """Everything a run depends on (saved as ``config.json``): the algorithm's ``PPOSettings``
+    and the run's own. The defaults are the time-to-strength recipe of 2026-11-26 (a fresh
+    policy first imitates ``gold``; 2 PPO epochs per rollout); ``imitate=""`` and
+    ``n_epochs=4`` give the recipe of the shipped agents before it."""
+
+    players: int = 2
+    timesteps: int = 20_000_000
+    seed: int = 0
+    out: str = "runs/selfplay"
+    net_arch: str = ""  # "": --init's own shape, else DEFAULT_NET_ARCH (see ``arch``)
+    pool: str = "random:0.05,builder:0.25,gold:0.45,self:0.25"
+    reward: str = "win"
+    snapshot_every: int = 1_000_000
+    max_snapshots: int = 8
+    eval_every: int = 0  # 0: STOP_EVAL_EVERY with stop_at (to stop near the goal), else 500,000
+    eval_games: int = 400
+    eval_opponents: str = "random,builder,gold"  # evaluated at every checkpoint (gold always)
+    stop_at: float = 0.0  # > 0: the run ends at the first evaluation this good against gold
+    stop_at_sacrifices: float = 0.0  # > 0: ... where the learner sacrifices this often a game
+    n_epochs: int = 2  # (PPOSettings' 4 for the probe's exploiters; 2 here: time to strength)
+    imitate: str = "gold"  # a fresh policy first imitates this heuristic (imitate.py)
+    imitate_games: int = 2000
+    imitate_epochs: int = 4
+    device: str = "auto"
+    threads: int = 0
+    overlap: bool = False  # collect the next rollout while updating (overlap.py)
+    league: bool = False
+    exploiter_every: int = 2_000_000
+    exploiter_steps: int = 500_000
+    exploiter_share: float = 0.5
+    max_exploiters: int = 4
+    exploit_greedy: bool = False
+    exploiter_ppo: str = "learner"  # the exploiters' PPO settings (exploiter_settings)
+    exploiter_init: str = "main"  # from the main agent, or "last": from the newest exploiter
+    init: str = ""
+    frozen: str = ""  # comma-separated policies that stay in the pool (frozen exploiters)
+    observation: int = 0  # the observation version 1, 2 or 3; 0: --init's own version, else 1
+    ray: str = ""  # "" or a Ray address: the evaluations against the heuristics run as Ray tasks
+    eval_agents: str = ""  # trained agents evaluated too: "ladder" (ladder.py) or names
+    league_games: int = 0  # games against each pool member per league evaluation (0: eval_games)
+    pfsp: float = 0.0  # prioritised fictitious self-play exponent (league.pfsp_weights); 0: equal
+    minutes: float = 0.0  # > 0: the run ends once this much wall-clock has passed since it began
+    recipe: str = ""  # the recipe this run is a phase of (recipes.py), for the metadata
+    head_start: float = 0.0  # share of training games the learner starts with a free priest
+
+    def check(self) -> None:
+        """Clear errors for impossible settings (before anything is built)."""
+        for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray",
+                     "frozen", "eval_opponents", "imitate", "eval_agents", "recipe",
+                     "exploiter_ppo", "exploiter_init"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
+        super().check()
+        check_int("players", self.players, 2, 5)
+        check_int("seed", self.seed, 0, 2**32 - 1)
+        for name in ("timesteps", "snapshot_every", "exploiter_every", "exploiter_steps"):
+            check_int(name, getattr(self, name), 1, None)
+        for name in ("max_snapshots", "max_exploiters"):  # (each one a network in memory)
+            check_int(name, getattr(self, name), 1, MAX_POOL)
+        if self.recipe and not (re.fullmatch(r"[a-z0-9][a-z0-9-]{0,40}", self.recipe) or (
+                self.recipe.endswith(".json") and len(self.recipe) <= 300
+                and self.recipe.isprintable())):
+            raise ValueError(f"recipe must be a recipe's name or a .json recipe file, got "
+                             f"{self.recipe!r:.100}")
+        check_int("eval_every", self.eval_every, 0, None)
+        check_int("eval_games", self.eval_games, 1, MAX_EVAL_GAMES)
+        check_int("league_games", self.league_games, 0, MAX_EVAL_GAMES)
+        for name, hi in (("pfsp", 10), ("minutes", 7 * 24 * 60)):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= hi:
+                raise ValueError(f"{name} must be a number in [0, {hi}], got {v!r}")
+        if self.eval_agents:
+            from machu_env.train.ladder import eval_agents
+
+            eval_agents(self.eval_agents, self.players)
+        check_int("imitate_games", self.imitate_games, 1, 100_000)
+        check_int("imitate_epochs", self.imitate_epochs, 1, 100)
+        if self.imitate and self.imitate not in COMPILED_NAMES:
+            raise ValueError(f"imitate must be empty or a compiled heuristic "
+                             f"({', '.join(COMPILED_NAMES)}), got {self.imitate!r}")
+
+        if self.exploiter_ppo not in EXPLOITER_PPO:
+            raise ValueError(f"exploiter_ppo must be one of {', '.join(EXPLOITER_PPO)}, got "
+                             f"{self.exploiter_ppo!r}")
+        if self.exploiter_init not in EXPLOITER_INIT:
+            raise ValueError(f"exploiter_init must be one of {', '.join(EXPLOITER_INIT)}, got "
+                             f"{self.exploiter_init!r}")
+        check_int("threads", self.threads, 0, MAX_THREADS)
+        check_int("observation", self.observation, 0, 3)
+        for name in ("league", "exploit_greedy", "overlap"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        for name in ("exploiter_share", "stop_at", "head_start"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
+                raise ValueError(f"{name} must be a number in [0, 1], got {v!r}")
+        v = self.stop_at_sacrifices
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= MAX_SACRIFICES:
+            raise ValueError(f"stop_at_sacrifices must be a number in [0, {MAX_SACRIFICES}] "
+                             f"(sacrifices a game), got {v!r}")
+        self.layers()
+        policy_file.check_size(self.network(), f"net_arch {self.arch()!r}")
+        self.eval_names()
+        self.frozen_paths()
+        parse_pool(self.pool)
+        check_reward_mode(self.reward)
+        if not re.fullmatch(r"auto|cpu|mps|cuda(:\d{1,3})?", self.device):
+            raise ValueError(f"device must be auto, cpu, cuda, cuda:<n> or mps, "
+                             f"got {self.device!r}")
+
+    def goal_reached(self, row: dict[str, Any]) -> bool:
+        """An evaluation ``row`` reaches a goal that ends the run: ``stop_at`` (the win share
+        against gold) or ``stop_at_sacrifices`` (the learner's sacrifices a game against gold:
+        a recipe's phase that ends once the temples are found)."""
+        return (0 < self.stop_at <= row["win_vs_gold"]
+                or 0 < self.stop_at_sacrifices <= row.get("sacrifices_per_game_vs_gold", 0.0))
+
+    def goal_words(self) -> str:
+        """The goal that ends the run, in words for the progress line ("" when none)."""
+        return (f"{self.stop_at:.0%} against gold" if self.stop_at > 0 else
+                f"{self.stop_at_sacrifices:g} sacrifices a game against gold"
+                if self.stop_at_sacrifices > 0 else "")
+
+    def exploiter_settings(self) -> PPOSettings:
+        """A league exploiter's PPO settings: the learner's (``exploiter_ppo`` "learner"), or
+        those of ``machu exploit``'s probe ("probe": clip 0.2, 4 epochs, a constant entropy bonus
+        of 0.01 — a regularised learner's exploiters otherwise learn as slowly as it does) with
+        the learner's rollout size and precision."""
+        mine = self.ppo_settings()
+        if self.exploiter_ppo == "learner":
+            return mine
+        return PPOSettings(n_envs=mine.n_envs, n_steps=mine.n_steps, batch_size=mine.batch_size,
+                           precision=mine.precision, cut_as_loss=mine.cut_as_loss)
+
+    def eval_interval(self) -> int:
+        """Steps between evaluations: ``eval_every``, or when it is 0 ``STOP_EVAL_EVERY`` for a
+        run that stops at a goal (``stop_at``: evaluated often enough to stop near it, as the
+        time-to-strength figures were measured) and ``EVAL_EVERY`` otherwise."""
+        goal = self.stop_at > 0 or self.stop_at_sacrifices > 0
+        return self.eval_every or (STOP_EVAL_EVERY if goal else EVAL_EVERY)
+
+    def arch(self) -> str:
+        """``net_arch``, or when it is empty the default shape (``DEFAULT_NET_ARCH``; a run
+        with ``--init`` resolves it to the init file's shape first: ``arch_of``)."""
+        return self.net_arch or DEFAULT_NET_ARCH
+
+    def layers(self) -> list[int]:
+        """The hidden layer sizes of ``net_arch`` (``256,256``, or ``shared:256,256``)."""
+        sizes = ([int(x) for x in self.arch().removeprefix("shared:").split(",")]
+                 if NET_ARCH.fullmatch(self.arch()) else [])
+        if (not sizes or min(sizes) < 1 or max(sizes) > policy_file.MAX_WIDTH
+                or len(sizes) > policy_file.MAX_LAYERS):
+            raise ValueError(f"net_arch must be 1..{policy_file.MAX_LAYERS} comma-separated "
+                             f"layer sizes in 1..{policy_file.MAX_WIDTH}, like 256,256 (two "
+                             "networks, policy and value) or shared:256,256 (one trunk both "
+                             f"heads read); got {self.net_arch!r}")
+        return sizes
+
+    def network(self) -> dict:
+        """The agent-file config of the run's network (``net_arch``, ``observation``)."""
+        return policy_file.net_config(self.layers(), observation=self.observation or 1,
+                                      shared=self.arch().startswith("shared:"))
+
+    def eval_names(self) -> list[str]:
+        """The heuristics evaluated at every checkpoint (``gold`` among them: the best
+        checkpoint is the best against it), in ``EVAL_OPPONENTS`` order."""
+        names = {x.strip() for x in self.eval_opponents.split(",") if x.strip()}
+        if not names <= set(EVAL_OPPONENTS) or "gold" not in names:
+            raise ValueError(f"eval_opponents must name gold and any of "
+                             f"{', '.join(EVAL_OPPONENTS)} (comma-separated), got "
+                             f"{self.eval_opponents!r}")
+        return [n for n in EVAL_OPPONENTS if n in names]
+
+    def frozen_paths(self) -> list[Path]:
+        """The agent files ``frozen`` names (each checked to exist, at most 16)."""
+        names = [x.strip() for x in self.frozen.split(",")] if self.frozen.strip() else []
+        if len(names) > 16:
+            raise ValueError(f"frozen names {len(names)} policies; at most 16")
+        return [init_path(x, "frozen") for x in names]
+
+    @classmethod
+    def load(cls, path: Path) -> TrainConfig:
+        """A run's saved settings, each checked for its type (a ``"2"`` where a number belongs
+        is refused, naming the setting and the file)."""
+        try:
+            data = json.loads(path.read_text()[:1_000_000])
+        except (OSError, ValueError, RecursionError) as e:  # ValueError: not JSON, huge ints
+            raise ValueError(f"{path}: not a readable run config ({e})") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: a run config is a JSON object")
+        values = {}
+        for f in fields(cls):
+            if f.name not in data:
+                continue
+            v, kind = data[f.name], type(f.default)
+            if kind is bool:
+                ok = isinstance(v, bool)
+            elif kind is float:
+                ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+            else:
+                ok = isinstance(v, kind) and not isinstance(v, bool)
+            if not ok:
+                raise ValueError(f"{path}: setting {f.name!r} must be a {kind.__name__}, got "
+                                 f"{v!r}")
+            values[f.name] = kind(v)
+        config = cls(**values)
+        try:
+            config.check()
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+        return config
+
+
+def arch_of(path: Path) -> str:
+    """The ``net_arch`` that names the network of the agent file at ``path`` (``256,256``: a
+    policy and a value network alike; ``shared:256,256``: one trunk and two linear heads), so
+    that ``--init`` keeps the shape of the policy it starts from."""
+    _, config, _ = policy_file.parse(policy_file.read_bytes(path), str(path))
+    shared, pi, vf = config.get("shared") or [], config["pi"], config["vf"]
+    if shared and not pi and not vf:
+        return "shared:" + ",".join(map(str, shared))
+    if pi and pi == vf and not shared and config["activation"] == "tanh":
+        return ",".join(map(str, pi))
+    raise ValueError(f"{path}: its network (shared {shared}, policy {pi}, value {vf}, "
+                     f"{config['activation']}) has no --net-arch of machu train (two tanh "
+                     "networks alike, or a shared trunk with linear heads)")
+
+
+def observation_of(path: Path) -> int:
+    """The observation version the policy of the agent file at ``path`` reads."""
+    _, config, _ = policy_file.parse(policy_file.read_bytes(path), str(path))
+    return policy_file.observation_version(config)
+
+
+def init_path(init: str, what: str = "init") -> Path:
+    """The agent file ``--init`` names: a shipped agent (``ppo-2p-v1``, ``best-3p``),
+    ``policy:<file>`` or a path to a ``.safetensors`` agent file."""
+    from machu_env.agents import shipped_policies, shipped_policy
+
+    shipped = shipped_policies()
+    if shipped_policy(init) is not None:
+        return shipped_policy(init)
+    path = Path(init.split(":", 1)[1] if init.startswith("policy:") else init)
+    if path.suffix != policy_file.SUFFIX or not path.is_file():
+        raise ValueError(f"{what} {init!r} is neither a shipped agent ({', '.join(shipped)}) nor "
+                         f"an existing {policy_file.SUFFIX} agent file")
+    return path
+
+
+def plot_curve(history: list[dict[str, float]], path: Path, config: TrainConfig) -> Path:
+    """A run's learning curve: win share against each heuristic (and the worst exploiter of
+    a league) over training steps, written to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [r["timesteps"] for r in history]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name in (*EVAL_OPPONENTS, "worst_exploiter"):
+        if any(f"win_vs_{name}" in r for r in history):
+            ax.plot(steps, [r.get(f"win_vs_{name}", float("nan")) for r in history],
+                    marker="o", ms=3, label=f"vs {name.replace('_', ' ')}")
+    ax.axhline(1 / config.players, color="grey", lw=0.8, ls="--", label="break-even")
+    kind = "league" if config.league else "self-play"
+    ax.set(xlabel="training steps (learner decisions)", ylabel="win share", ylim=(0, 1),
+           title=f"masked PPO {kind}, {config.players} players, "
+                 f"{config.eval_games} games per point")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    files.write_with(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+    plt.close(fig)
+    return path
