@@ -68,7 +68,7 @@ def _register() -> None:
 _register()
 Game.picture = board_svg  # a notebook shows a Game as its board; the core imports no view
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "ACTION_NOTATION",

@@ -10,7 +10,7 @@ import typer
 from machu_env._extras import install_hint
 from machu_env.cli.commands import compile_first
 from machu_env.cli.options import agent_files, check_output_folder, refuse_inputs_inside
-from machu_env.cli.summaries import finish, json_option
+from machu_env.cli.summaries import finish, json_option, work_output
 
 
 # --- exploit -------------------------------------------------------------------------------------
@@ -96,9 +96,10 @@ def exploit(
     set_threads(threads)
     try:
         compile_first("exploit")
-        summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
-                              settings, trust_pickle=trust_pickle, ray=ray, workers=workers,
-                              sampled=sampled, cold=cold, eval_at=at, reward=reward)
+        with work_output(as_json):
+            summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
+                                  settings, trust_pickle=trust_pickle, ray=ray, workers=workers,
+                                  sampled=sampled, cold=cold, eval_at=at, reward=reward)
     except BaseException as e:  # a failed or interrupted probe leaves no outputs
         if out is not None:
             remove_outputs(out, existed, EXPLOIT_OUTPUTS)

@@ -5,6 +5,9 @@ standard output with ``--json`` (then nothing else is printed there)."""
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,17 @@ JSON_HELP = "print the whole result as JSON on stdout (the summary lines go to s
 
 def json_option() -> Any:
     return typer.Option(False, "--json", help=JSON_HELP)
+
+
+@contextmanager
+def work_output(as_json: bool) -> Iterator[None]:
+    """While the work runs: its progress lines on stdout, or with ``--json`` on stderr (stdout
+    then holds the JSON alone, for ``jq``)."""
+    if not as_json:
+        yield
+        return
+    with redirect_stdout(sys.stderr):
+        yield
 
 
 def finish(result: dict[str, Any], lines: list[str], as_json: bool) -> None:

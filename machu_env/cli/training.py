@@ -23,6 +23,7 @@ from machu_env.cli.summaries import (
     population_lines,
     recipe_lines,
     train_lines,
+    work_output,
 )
 from machu_env.cli.warmup import training_parts
 
@@ -174,8 +175,9 @@ def train(
         compile_first("train", training_parts(
             bool(config.imitate) and not config.init and not resume))
         given = ctx.get_parameter_source("minutes").name not in ("DEFAULT", "DEFAULT_MAP")
-        summary = run_training(config, resume=resume,
-                               minutes=minutes if resume and given else None)
+        with work_output(as_json):
+            summary = run_training(config, resume=resume,
+                                   minutes=minutes if resume and given else None)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
     finish(summary, train_lines(summary, str(out), config.players), as_json)
@@ -201,10 +203,11 @@ def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = Fal
     try:
         recipes.load(options["recipe"])  # (a bad name or file: one line, before compiling)
         compile_first("train")
-        summary = recipes.run(options["recipe"], options["out"], seed=options["seed"],
-                              minutes=options["minutes"], timesteps=steps,
-                              threads=options["threads"], device=options["device"],
-                              resume=resume, overlap=options["overlap"])
+        with work_output(as_json):
+            summary = recipes.run(options["recipe"], options["out"], seed=options["seed"],
+                                  minutes=options["minutes"], timesteps=steps,
+                                  threads=options["threads"], device=options["device"],
+                                  resume=resume, overlap=options["overlap"])
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
     finish(summary, recipe_lines(summary, options["out"], recipes.load(options["recipe"])
@@ -294,9 +297,10 @@ def population(
             from machu_env.train.ppo import set_threads
 
             set_threads(threads)
-            summary = run_psro(names, players, games, out, psro, psro_steps, seed=seed,
-                               min_weight=min_weight, trust_pickle=trust_pickle,
-                               command=command)
+            with work_output(as_json):
+                summary = run_psro(names, players, games, out, psro, psro_steps,
+                                   seed=seed, min_weight=min_weight,
+                                   trust_pickle=trust_pickle, command=command)
         else:
             summary = build(names, players, games, out, seed=seed, min_weight=min_weight,
                             trust_pickle=trust_pickle, command=command)

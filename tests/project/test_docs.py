@@ -93,3 +93,15 @@ def test_no_page_cites_an_issue_number():
              for n, line in enumerate(p.read_text().splitlines(), 1)
              for m in ISSUE_NUMBER.finditer(line)]
     assert not found, found
+
+
+def test_the_readme_is_short_and_each_figure_links_its_result_file():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 60
+    table = text[text.index("## Headline figures"):].split("\n\n")[1].splitlines()[2:]
+    assert 1 <= len(table) <= 6
+    for row in table:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        link = re.search(r"\]\(([^)]+)\)", cells[-1])
+        assert link and (ROOT / link.group(1)).is_file(), row
+        assert re.search(r"20\d\d-\d\d-\d\d", cells[-2]) and "core" in cells[-2], row
