@@ -73,6 +73,9 @@ class _Heartbeat:
 
         self.config, self.time = config, time
         self.current, self.since, self.last = "collecting the tests", time.monotonic(), 0.0
+        # the terminal itself (a copy of stdout's descriptor taken before any test captures
+        # it): writing there never touches sys.stdout, which a test may have swapped
+        self.fd = os.dup(sys.stdout.fileno())
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -86,13 +89,8 @@ class _Heartbeat:
             now = self.time.monotonic()
             if now - max(self.since, self.last) >= QUIET_SECONDS:
                 self.last = now
-                reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-                capture = self.config.pluginmanager.get_plugin("capturemanager")
-                if reporter is None or capture is None:
-                    continue
-                with capture.global_and_fixture_disabled():  # (the terminal, not the capture)
-                    reporter.write_line(f"  ... {self.current} still running "
-                                        f"({now - self.since:.0f} s)")
+                os.write(self.fd, f"\n  ... {self.current} still running "
+                                  f"({now - self.since:.0f} s)\n".encode())
 
 
 def pytest_configure(config) -> None:
@@ -118,3 +116,5 @@ def pytest_unconfigure(config) -> None:
     heartbeat = getattr(config, "_machu_heartbeat", None)
     if heartbeat is not None:
         heartbeat.stop.set()
+        heartbeat.thread.join()
+        os.close(heartbeat.fd)
