@@ -86,7 +86,7 @@ def catalogue(players: int | None = None) -> list[dict[str, Any]]:
 
 
 def figure(measure: dict[str, Any] | None) -> str:
-    """One measurement as a short text: ``99.7 % (1,000 games, 2026-11-26)``."""
+    """One measurement as a short text: ``99.7 % (1,000 games, <its date>)``."""
     if not measure:
         return "—"
     value = measure["value"]

@@ -15,7 +15,7 @@ decision depends on hidden information (``choose_fair``).
   priests and Virgins, sacrifices that carry the Scout to the summit for more cards.
 * ``GoldAgent`` — the Spanish conquest: collects sacrifice cards (summits) and keeps those with
   the most gold; values gold as much as victory points, Incas and priests less.
-* ``RacerAgent`` — the race for the gold majority (issue #36), a training opponent: every road to
+* ``RacerAgent`` — the race for the gold majority, a training opponent: every road to
   more cards weighs more than for ``gold`` (the Scout's trail, the Sun Clock, moon tiles, the cards
   themselves and their gold). A one-step lookahead cannot plan those roads well, so it is weaker
   than ``gold`` in a duel (see docs/agents.md); it plays a different race for learners to meet.
@@ -47,7 +47,7 @@ BUILDER_WEIGHTS = np.array(
 GOLD_WEIGHTS = np.array(
     [3.0, 1.0, 1.0, 2.0, 3.0, 4.0, 0.5, 0.8, 0.2, 0.6, 0.5, 0.5, 0.5], dtype=np.float64)
 # the best of 40 random variations of GOLD_WEIGHTS with trail >= 4.5, gold >= 1.2, moon >= 1,
-# Sun Clock >= 1.2 (300 games each against gold; 2026-11-25)
+# Sun Clock >= 1.2 (300 games each against gold; research/log.md)
 RACER_WEIGHTS = np.array(
     [2.43, 1.2, 1.07, 2.2, 4.1, 4.5, 1.0, 1.2, 0.18, 1.07, 0.44, 0.76, 0.67], dtype=np.float64)
 

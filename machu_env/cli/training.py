@@ -40,7 +40,7 @@ def train(
     n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
     n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
     batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
-    n_epochs: int = typer.Option(2, min=1, help="PPO epochs per rollout (4 before 2026-11-26)"),
+    n_epochs: int = typer.Option(2, min=1, help="PPO epochs per rollout"),
     learning_rate: float = typer.Option(3e-4, help="Adam learning rate"),
     learning_rate_final: float = typer.Option(-1.0, help="decay the learning rate linearly "
                                               "to this over the run (-1: no schedule)"),
@@ -80,8 +80,7 @@ def train(
                                              "this often a game against gold (0: never)"),
     imitate: str = typer.Option("gold", help="a fresh policy (not --init, not --resume) first "
                                 "imitates this compiled heuristic (gold, builder, racer, "
-                                "random) on its own games: a head start (\"\": none, the "
-                                "recipe before 2026-11-26)"),
+                                "random) on its own games: a head start (\"\": none)"),
     imitate_games: int = typer.Option(2000, min=1, max=100_000, help="--imitate: games of the "
                                       "heuristic at every seat"),
     imitate_epochs: int = typer.Option(4, min=1, max=100, help="--imitate: epochs over them"),

@@ -107,7 +107,7 @@ RACE_SEAT_SIZE = 9
 RACE_SIZE = (MAX_PLAYERS - 1) * RACE_SEAT_SIZE + 4
 OBS_V2_SIZE = OBS_SIZE + RACE_SIZE
 
-# Observation v3 = v2 followed by a history summary (issue #36, step 3): how often each seat
+# Observation v3 = v2 followed by a history summary: how often each seat
 # chose each kind of public decision so far (``L.HISTORY_KINDS``), a memory of the game that the
 # policy lacks, so that it can tell a racer from a builder. Public information only (R10.1).
 HISTORY_FIELDS: tuple[tuple[str, int, str], ...] = tuple(

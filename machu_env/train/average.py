@@ -7,7 +7,7 @@ its own fine-tune, or snapshots of one run. Averaging the weights of a policy an
 fine-tune (WiSE-FT, Wortsman et al. 2022; "model soups" average several fine-tunes) can keep
 most of what the fine-tune gained while staying near where it started: the mean of
 ``ppo-2p-reg`` and its fine-tune beat ``ppo-2p-reg`` and, as it plays, was a little harder to
-exploit than either (research/log.md, 2026-11-29; other means were not). Unlike a
+exploit than either (research/log.md; other means were not). Unlike a
 population (``machu population``), the result is a single network: it plays as fast as any
 policy and can be trained on further.
 

@@ -21,9 +21,8 @@ import numpy as np
 from machu_env.agents.masking import masked_logits
 
 # rows x members up to which every member evaluates every row (one batched chain, fewest
-# calls); beyond, one chain per member present. 384 (2026-11-22) cost the training of
-# 256-wide networks twice the bank's time with eight snapshots: every member computed every
-# row; measured one chain per member as fast or faster from 16 on (2026-11-28)
+# calls); beyond, one chain per member present: one chain per member is as fast or faster from
+# 16 on (benchmarks/bank_paths.py), and a larger bound makes every member compute every row
 BROADCAST_ROWS = 16
 
 

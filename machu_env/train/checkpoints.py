@@ -64,11 +64,11 @@ def read_state(out: Path) -> tuple[int, int, float]:
         state = json.loads(state_path.read_text()[:100_000])
         steps = check_int("num_timesteps", state["num_timesteps"], 0, 2**40)
         updates = check_int("n_updates", state["n_updates"], 0, 2**40)
-        elapsed = state.get("elapsed_seconds", 0.0)  # (absent before 2026-11-27)
+        elapsed = state.get("elapsed_seconds", 0.0)  # (absent in older runs)
         if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool) \
                 or not 0 <= elapsed < 1e9:
             raise ValueError(f"elapsed_seconds must be a number of seconds, got {elapsed!r}")
-        digests = state.get("sha256", {})  # (absent in the runs written before 2026-11-27)
+        digests = state.get("sha256", {})  # (absent in older runs)
         if not isinstance(digests, dict):
             raise ValueError("sha256 must map file names to digests")
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:

@@ -72,7 +72,7 @@ def _history_row(path: Path, line: int, row: dict) -> dict[str, float]:
 @dataclass
 class TrainConfig(PPOSettings):
     """Everything a run depends on (saved as ``config.json``): the algorithm's ``PPOSettings``
-    and the run's own. The defaults are the time-to-strength recipe of 2026-11-26 (a fresh
+    and the run's own. The defaults are the time-to-strength recipe (a fresh
     policy first imitates ``gold``; 2 PPO epochs per rollout); ``imitate=""`` and
     ``n_epochs=4`` give the recipe of the shipped agents before it."""
 

@@ -23,7 +23,7 @@ from machu_env.envs import opponents as O
 TEACHERS = tuple(O.COMPILED_NAMES)
 MAX_GAMES = 100_000
 # decisions a game of a compiled heuristic at every seat takes, on average, with a margin (gold:
-# 183, 174, 166 and 186 with 2..5 players over 200 games each, 2026-11-27)
+# 183, 174, 166 and 186 with 2..5 players over 200 games each)
 DECISIONS_PER_GAME = 220
 
 

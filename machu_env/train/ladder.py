@@ -2,7 +2,7 @@
 the win share that counts as reaching it.
 
     2 players: gold 95 % -> ppo-2p-v1 -> ppo-2p -> ppo-2p-race -> ppo-2p-reg -> best-2p (50 %
-    each; ppo-2p-reg was best-2p until 2026-11-29)
+    each)
     3 players: gold 90 % -> ppo-3p-v1 -> ppo-3p -> best-3p (a third each: break-even)
 
 ``machu train --eval-agents ladder`` plays the rungs above ``gold`` at every evaluation (the

@@ -14,7 +14,7 @@ policy of a sample is the one that first sees it in the update: a pass of its ow
 rollout (the policy the update starts from) cost a sixth of the update, which is the
 overlap's critical path. Plain PPO's clipping around the older policy needed about twice the
 steps to 95 % against ``gold``; the decoupled update about as many as the plain trainer
-(2026-11-28, three seeds each, research/log.md). Once the rollout thread is done, the rest of
+(three seeds each, research/log.md). Once the rollout thread is done, the rest of
 the update uses every thread.
 
 The copy is synchronised after every update, the rollout thread has its own sampling stream

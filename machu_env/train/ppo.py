@@ -13,7 +13,7 @@ What makes it faster than running MaskablePPO on the VecEnv:
   weights, the optimizer and the losses stay float32) where the CPU supports it;
 * the torch thread count is a setting (on a loaded 2-core machine 1 thread can beat 2).
 
-Regularisation (issue #26, after magnetic mirror descent, Sokota et al. 2022): besides the
+Regularisation (after magnetic mirror descent, Sokota et al. 2022): besides the
 entropy bonus (``ent_coef``, decayed linearly to ``ent_coef_final`` over the run when that is
 >= 0), ``magnet_coef`` adds a reverse KL, KL(pi || magnet), over the legal actions. The magnet
 is a frozen copy of the policy, reset to the current policy every ``magnet_every`` updates
@@ -145,7 +145,7 @@ class PPOSettings:
 def set_threads(threads: int, overlap: bool = False) -> None:
     """Use ``threads`` threads for torch and for the engine's numba kernels (0: leave both at
     their defaults). Two processes on a 2-core machine, each with numba's default of one
-    thread per core, trained 7x slower than with one thread each (2026-11-24). ``overlap``
+    thread per core, train 7x slower than with one thread each (research/log.md). ``overlap``
     (overlap.py: the update and a rollout thread at once): torch gets half of them."""
     import numba
     import torch

@@ -28,7 +28,7 @@ tournaments and ``machu exploit`` do; exploiters sample in the pool). Each evalu
 the main agent against every pool member and writes ``league.json``: win shares and ratings.
 ``--frozen A,B`` keeps policies in the pool for the whole run beside the exploiters (sharing
 ``--exploiter-share`` with them; with or without ``--league``): the frozen exploiters of earlier
-probes, so the main agent never forgets the races it once lost (issue #36). Version-1 files join
+probes, so the main agent never forgets the races it once lost. Version-1 files join
 a version-2 run with their input widened (they play as before).
 
 ``--init AGENT`` starts from a trained policy of the same shape (``ppo-2p-v1``, ``policy:<file>``)

@@ -105,3 +105,26 @@ def test_the_readme_is_short_and_each_figure_links_its_result_file():
         link = re.search(r"\]\(([^)]+)\)", cells[-1])
         assert link and (ROOT / link.group(1)).is_file(), row
         assert re.search(r"20\d\d-\d\d-\d\d", cells[-2]) and "core" in cells[-2], row
+
+
+DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
+CODE_ISSUE = re.compile(r"(?i)\bissues? #\d+")  # (in code, "#222" is a colour)
+
+
+def test_the_product_says_what_is_true_now():
+    """No date or issue number in the product's code, comments or docstrings (history is in the
+    changelog and research/), nor in any command's --help."""
+    from typer.main import get_command
+
+    from machu_env.cli import app
+
+    sources = [p for p in (ROOT / "machu_env").rglob("*.py")]
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in sources
+             for n, line in enumerate(p.read_text().splitlines(), 1)
+             if DATE.search(line) or CODE_ISSUE.search(line)]
+    assert not found, found
+    group = get_command(app)
+    for name, command in group.commands.items():
+        ctx = command.make_context(name, ["--help"], resilient_parsing=True)
+        text = command.get_help(ctx)
+        assert not DATE.search(text) and not ISSUE_NUMBER.search(text), (name, text)
