@@ -5,45 +5,80 @@ from __future__ import annotations
 import json
 
 import typer
+from rich.table import Table
 
 from machu_env.cli.commands import console
 
 
 def agents(
+    name: str = typer.Argument(None, help="an agent (or best-2p ...): its whole card"),
     players: int = typer.Option(0, min=0, max=5, help="only the agents trained for this many "
                                 "players (0: all)"),
     as_json: bool = typer.Option(False, "--json", help="print the catalogue as JSON (every "
                                  "figure with its date, games, command and machine)"),
 ) -> None:
-    """The shipped agents: players, observation, play mode, file size, strength against gold
-    and against the agent each replaced, exploitability probe, rating; best-2p ... best-5p name
-    the recommended one per player count."""
+    """The shipped agents, one line each: players, strength against gold, exploitability probe
+    (lower is harder to exploit), rating and how it is rebuilt; best-2p ... best-5p name the
+    recommended one per player count. ``machu agents NAME`` shows one agent's whole card."""
     if players == 1:
         raise typer.BadParameter("1 is not a player count: 2-5, or 0 for all",
                                  param_hint="--players")
-    from machu_env.agents.catalogue import catalogue, figure
+    from machu_env.agents.catalogue import catalogue, resolve
 
     rows = catalogue(players or None)
+    if name is not None:
+        rows = [r for r in rows if r["name"] == resolve(name)]
+        if not rows:
+            known = ", ".join(r["name"] for r in catalogue())
+            raise typer.BadParameter(f"no shipped agent {name!r}; the shipped agents: {known} "
+                                     "(and best-2p ... best-5p)", param_hint="NAME")
     if as_json:
         print(json.dumps({"agents": rows}, indent=1, ensure_ascii=True))
         return
-    console.print("Shipped agents (win shares; probe: a fresh exploiter's win share against the "
-                  "agent, lower is better; rating: OpenSkill, higher is stronger)", markup=False)
+    if name is not None:
+        _card(rows[0])
+        return
+    table = Table(title="Shipped agents (* recommended)", box=None, pad_edge=False)
+    for column in ("agent", "players", "vs gold", "probe", "rating", "rebuilt by"):
+        table.add_column(column)
     for r in rows:
         head = f"{r['alias']} = {r['name']}" if r["alias"] else r["name"]
-        rating = r["rating"]
-        lines = [f"{r['players']} players, observation v{r['observation']}, plays {r['play']}, "
-                 f"{r['file_bytes'] / 1e6:.2f} MB: {r['summary']}",
-                 f"vs gold {figure(r['vs_gold'])}" + (
-                     f"; vs {r['vs_replaced']['against']} (the agent it replaced) "
-                     f"{figure(r['vs_replaced'])}" if r["vs_replaced"] else ""),
-                 f"probe {figure(r['probe'])}; rating "
-                 + (f"{rating['value']:.1f} ({rating['date']})" if rating else "—"),
-                 f"rebuilt by: {r['rebuilt_by']}" if r["rebuilt_by"] else r["history"]]
-        console.print(("* " if r["recommended"] else "  ") + head, style="bold"
-                      if r["recommended"] else None, markup=False, highlight=False)
-        for line in lines:
-            console.print("    " + line, markup=False, highlight=False)
-    console.print("* recommended. Use an agent by name wherever an agent name goes (machu play "
-                  "--opponents best-2p); --json gives every figure's command and machine.",
-                  markup=False)
+        table.add_row(("* " if r["recommended"] else "  ") + head, str(r["players"]),
+                      _share(r["vs_gold"]), _share(r["probe"]),
+                      f"{r['rating']['value']:.1f}" if r["rating"] else "—",
+                      _recipe(r["rebuilt_by"]))
+    console.print(table)
+    console.print("probe: a fresh exploiter's win share against it (lower is harder to "
+                  "exploit); machu agents NAME: the whole card; --json: every figure's command, "
+                  "machine and date", markup=False, highlight=False)
+
+
+def _share(measure) -> str:
+    return f"{measure['value'] * 100:.1f} %" if measure else "—"
+
+
+def _recipe(rebuilt_by: str | None) -> str:
+    """The recipe that rebuilds an agent, in short (the card has the whole command)."""
+    if not rebuilt_by:
+        return "no recipe"
+    words = rebuilt_by.split()
+    return f"--recipe {words[words.index('--recipe') + 1]}" if "--recipe" in words else "a command"
+
+
+def _card(r) -> None:
+    """One agent's whole card: the file's facts, every figure with its date, how it is made."""
+    from machu_env.agents.catalogue import figure
+
+    head = f"{r['alias']} = {r['name']}" if r["alias"] else r["name"]
+    rating = r["rating"]
+    lines = [f"{r['players']} players, observation v{r['observation']}, plays {r['play']}, "
+             f"{r['file_bytes'] / 1e6:.2f} MB: {r['summary']}",
+             f"vs gold {figure(r['vs_gold'])}" + (
+                 f"; vs {r['vs_replaced']['against']} (the agent it replaced) "
+                 f"{figure(r['vs_replaced'])}" if r["vs_replaced"] else ""),
+             f"probe {figure(r['probe'])}; rating "
+             + (f"{rating['value']:.1f} ({rating['date']})" if rating else "—"),
+             f"rebuilt by: {r['rebuilt_by']}" if r["rebuilt_by"] else r["history"]]
+    console.print(head, style="bold", markup=False, highlight=False)
+    for line in lines:
+        console.print("    " + line, markup=False, highlight=False)

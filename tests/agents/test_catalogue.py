@@ -83,6 +83,21 @@ def test_machu_agents_lists_every_agent_and_json_carries_every_figure():
     assert rows[0]["probe"]["command"].startswith("machu exploit")
 
 
+def test_machu_agents_is_a_line_per_agent_and_a_card_by_name(capsys):
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) <= 25 and len([line for line in out if "%" in line]) == len(ROWS)
+    assert any(line.lstrip("* ").startswith(f"best-3p = {catalogue.resolve('best-3p')}")
+               and "--recipe best-3p" in line for line in out)
+    assert main(["agents", "best-3p"]) == 0
+    card = capsys.readouterr().out
+    assert card.startswith(f"best-3p = {catalogue.resolve('best-3p')}")
+    assert "rebuilt by: machu train --recipe best-3p" in card and "(2,000 games, 20" in card
+    assert main(["agents", "nobody"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no shipped agent 'nobody'" in err
+
+
 def test_machu_agents_refuses_a_bad_player_count_in_one_line(capsys):
     assert main(["agents", "--players", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
