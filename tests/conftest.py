@@ -1,6 +1,6 @@
 """Shared fixtures, and the suite's threads: one torch thread and OpenMP's passive wait (set
 before torch is first imported, and inherited by the commands the tests start), so that the
-suite does not spin at OpenMP barriers when other work shares the cores (issue #57: a busy
+suite does not spin at OpenMP barriers when other work shares the cores (a busy
 2-core machine ran 11 tests in 82 minutes with torch's default team), and Ray's workers at the
 suite's priority. A test that measures threads sets them itself."""
 

@@ -1,4 +1,4 @@
-"""Agent files hold data only (issue #10, items 13 and 14): the shipped agents load from
+"""Agent files hold data only: the shipped agents load from
 ``safetensors`` and play exactly the moves of the sb3 zips they were converted from; a
 pickle-based file is never unpickled without an explicit opt-in."""
 

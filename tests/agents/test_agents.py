@@ -350,7 +350,7 @@ def test_policy_agent_loads_a_trained_model_and_plays(tmp_path):
 
 
 def test_the_tournament_table_does_not_wrap_in_a_log(tmp_path, capsys):
-    """Issue #37: printed to a file or CI (not a terminal), no line is cut at 80 columns."""
+    """Printed to a file or CI (not a terminal), no line is cut at 80 columns."""
     assert main(["tournament", "--agents", "random,builder", "--players", "2", "--games", "2",
                  "--workers", "1", "--no-progress", "--out", str(tmp_path / "t")]) in (0, None)
     lines = capsys.readouterr().out.splitlines()

@@ -1,4 +1,4 @@
-"""Agents that play as shipped (issue #26): the ``play`` temperature of an agent file, population
+"""Agents that play as shipped: the ``play`` temperature of an agent file, population
 files (several policies, one agent), the Nash meta-solver, the regularised trainer's settings and
 the probe's margins."""
 

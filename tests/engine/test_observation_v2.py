@@ -1,4 +1,4 @@
-"""Observation v2 (issue #36, step 2): version 1 followed by the race for the gold majority
+"""Observation v2: version 1 followed by the race for the gold majority
 (R9.4) as the observer may know it (R10): bounds that hold, no leak of hidden cards, and the
 memory of the cards the observer put at the bottom of the deck (R10.2, ``P_RETURNED``)."""
 

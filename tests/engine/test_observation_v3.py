@@ -1,4 +1,4 @@
-"""Observation v3 (issue #36, step 3's history summary): version 2 followed by how often each
+"""Observation v3: version 2 followed by how often each
 seat chose each kind of public decision so far (``L.HISTORY_KINDS``), counted by the engine in
 the state (``L.P_HISTORY``). The counts are a function of the public record alone (R10.1)."""
 

@@ -1,4 +1,4 @@
-"""Every game of a batch draws from its own, independent stream (issue #10, item 10).
+"""Every game of a batch draws from its own, independent stream.
 
 The old derivation gave game i+1 the stream of game i shifted by one draw: the start player of
 game i+1 was a function of game i's bottom card in 100 % of pairs, and the games finished per

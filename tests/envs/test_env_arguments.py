@@ -1,4 +1,4 @@
-"""One set of env arguments and one set of conventions on every path (issue #38, items 1-2):
+"""One set of env arguments and one set of conventions on every path:
 ``gym.make``, ``gym.make_vec`` in every vectorization mode, the native VectorEnv and the
 PettingZoo env take the same opponent names and options; masks are int8 everywhere (what
 ``Discrete.sample(mask=)`` takes); vector paths reset in the next step (Gymnasium's default),

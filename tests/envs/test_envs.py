@@ -246,7 +246,7 @@ def test_vecenv_truncates_games_where_nobody_stays(opponent):
 
 
 def test_the_gym_env_info_has_the_same_keys_at_every_step():
-    """Issue #38, item 1: recorders (Minari's DataCollector) need one info structure: the same
+    """Recorders (Minari's DataCollector) need one info structure: the same
     keys at reset, at every step and on an illegal action."""
     import gymnasium as gym
 

@@ -1,4 +1,4 @@
-"""The envs under client libraries, each called as its own docs show (issue #38, item 5):
+"""The envs under client libraries, each called as its own docs show:
 TorchRL, Tianshou, Minari. Marked ``integrations``; they run where the ``integrations`` extra is
 installed (``.ci/run`` does it in an environment without the ``rllib`` extra, on the newest
 Gymnasium)."""

@@ -115,7 +115,7 @@ def test_bad_parameters_are_refused_with_what_is_allowed():
         pyspiel.load_game("python_machu_picchu", {"reward": "gold"})
 
 
-# --- issue #25: impossible input refused, resampling keeps what the player knows -----------------
+# --- impossible input refused, resampling keeps what the player knows -----------------
 def test_impossible_chance_outcomes_and_moves_after_the_end_are_refused():
     game = pyspiel.load_game("python_machu_picchu", {"players": 2, "max_decisions": 12})
     state = game.new_initial_state()
@@ -185,7 +185,7 @@ def test_resampling_keeps_the_cards_the_player_returned_and_is_a_real_game():
 
 
 def test_the_game_type_says_zero_sum_exactly_for_the_score_reward():
-    """issue #28, item 4: ``score`` (own score minus the others' mean) is zero-sum; ``win`` and
+    """``score`` (own score minus the others' mean) is zero-sum; ``win`` and
     ``rank`` are not (a shared win is +1 for each winner)."""
     import random
 
@@ -207,7 +207,7 @@ def test_the_game_type_says_zero_sum_exactly_for_the_score_reward():
 
 
 def test_clones_are_independent_at_every_stage():
-    """issue #28, item 4: ``clone`` goes through ``Game.clone``; a clone and its original then
+    """``clone`` goes through ``Game.clone``; a clone and its original then
     share nothing, in the setup (the deal) as after it."""
     game = pyspiel.load_game("python_machu_picchu", {"players": 3})
     rng = np.random.default_rng(2)
@@ -232,7 +232,7 @@ def test_clones_are_independent_at_every_stage():
 
 
 def test_the_information_state_tensor_holds_the_whole_history():
-    """issue #28, item 4: every decision (seat + 1, visible action + 1), another player's
+    """Every decision (seat + 1, visible action + 1), another player's
     summit return as HIDDEN_ACTION + 1; as many rows as ``max_decisions``."""
     from machu_env.engine.observation import OBS_SIZE
     from machu_env.envs.openspiel import HIDDEN_ACTION

@@ -141,7 +141,7 @@ def test_truncated_episodes_stay_ended_and_options_are_checked():
 
 
 def test_rllib_on_the_batch_engine_trains_evaluates_checkpoints_and_resumes(tmp_path, ray_env):
-    """Issue #28, item 3: RLlib's PPO on the Gymnasium VectorEnv (many games per env-runner
+    """RLlib's PPO on the Gymnasium VectorEnv (many games per env-runner
     call), the win share against its opponents and against gold in the results, frozen copies
     of the policy joining the opponent pool, periodic checkpoints that play as rllib:<folder>,
     and a resumed run that goes on from the checkpoint's iteration."""
@@ -189,7 +189,7 @@ def test_rllib_on_the_batch_engine_trains_evaluates_checkpoints_and_resumes(tmp_
 
 
 def test_the_pettingzoo_env_trains_with_rllibs_stock_masking_module(ray_env):
-    """Issue #28, item 3: RLlib's own ActionMaskingTorchRLModule reads the observation under
+    """RLlib's own ActionMaskingTorchRLModule reads the observation under
     "observations"; env(observation_key="observations") gives it that key."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec

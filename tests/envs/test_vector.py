@@ -1,4 +1,4 @@
-"""The Gymnasium VectorEnv on the batch engine (issue #28, item 1):
+"""The Gymnasium VectorEnv on the batch engine:
 ``gym.make_vec("MachuPicchu-v0", num_envs=N)``."""
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def test_opponent_policies_are_asked_in_one_batch():
     for _ in range(10):
         envs.step(envs.random_actions())
     assert calls and max(calls) > 1  # several games' decisions per call
-    calls.clear()  # the same policy as the opponents argument (issue #38, item 1)
+    calls.clear()  # the same policy as the opponents argument
     envs = MachuPicchuVectorEnv(num_envs=5, num_players=3, opponents=first_legal)
     envs.reset(seed=0)
     for _ in range(10):

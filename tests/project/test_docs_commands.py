@@ -2,7 +2,7 @@
 ``machu`` command's options parse as written; with ``-m docs_commands`` (run by .ci/run), every
 block runs page by page, in order, in a scratch folder, as written but smaller (the sizes in
 ``SMALLER``: a 10M-step training run takes 2,000 steps), so that a command that fails — or one
-that needs an output an earlier command does not write — cannot land (issue #37). What is never
+that needs an output an earlier command does not write — cannot land. What is never
 run is listed in ``NOT_RUN`` with the reason."""
 
 from __future__ import annotations

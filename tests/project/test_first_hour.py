@@ -1,4 +1,4 @@
-"""A new user's first hour (issue #57): ``help`` at the play prompt, a word when an agent is
+"""A new user's first hour: ``help`` at the play prompt, a word when an agent is
 seated at a player count it was not trained for or the seatings cannot be played evenly, and
 ``machu exploit``'s one-line verdict before its JSON. (The ETA and the ``--stop-at`` cadence:
 tests/train/test_train_progress.py.)"""

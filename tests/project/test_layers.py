@@ -1,4 +1,4 @@
-"""The layout shows the architecture (issue #35): layers as folders whose imports only go down
+"""The layout shows the architecture: layers as folders whose imports only go down
 (import-linter's contracts, run over the sources as they install), the picture in
 docs/architecture.md drawn from the code, small modules with names that do not collide."""
 

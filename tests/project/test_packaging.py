@@ -1,5 +1,5 @@
 """Packaging: the compiled engine's cache lives outside the package and follows every source it
-depends on; the project installs under its own namespace (issue #10, items 1 and 2).
+depends on; the project installs under its own namespace.
 
 The two Quickstart commands in one fresh virtual environment, ``pip uninstall`` leaving nothing
 behind, and ``machu`` from another folder are checked by ``.ci/run``."""

@@ -110,7 +110,7 @@ def test_training_evaluations_on_ray_equal_the_same_evaluations_run_here(tmp_pat
         assert float(last[header.index(f"win_vs_{name}")]) == pytest.approx(here)
 
 
-# --- issue #25: a cluster nobody else can use, addresses that fail fast, files shipped ---------
+# --- a cluster nobody else can use, addresses that fail fast, files shipped ---------
 def test_connect_leaves_token_auth_on_and_starts_no_dashboard(monkeypatch):
     from machu_env import ray_backend
 
@@ -124,7 +124,7 @@ def test_connect_leaves_token_auth_on_and_starts_no_dashboard(monkeypatch):
 
 
 def test_a_process_without_the_token_cannot_attach_to_a_local_instance(tmp_path):
-    """The attack of issue #25: a second process attaches and runs a task that writes a file.
+    """the attack: a second process attaches and runs a task that writes a file.
     The defended instance runs in a process of its own: Ray keeps its auth mode per process, and
     a token-authenticated instance started here would break the later tests' instances."""
     import subprocess

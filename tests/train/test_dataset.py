@@ -1,4 +1,4 @@
-"""``machu dataset`` (issue #38, item 3): games written as Minari datasets, one per seat, that
+"""``machu dataset``: games written as Minari datasets, one per seat, that
 Minari reads back; each episode is exactly its seat's part of the game's record."""
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def test_equal_reward_and_end_arrays_are_one_dataset(written):
                 assert not f[f"episode_{e}/truncations"][()].any()
 
 
-# --- hostile inputs, round 4 (issue #43) ---------------------------------------------------------
+# --- hostile inputs, round 4 ---------------------------------------------------------
 def test_a_policy_with_huge_negative_logits_writes_only_legal_steps(tmp_path):
     """Item 1: the review's flat policy (every logit about -1e17) chose 49 of 228 steps outside
     the mask; every step is now legal and every record replays."""
@@ -142,7 +142,7 @@ def test_a_policy_with_huge_negative_logits_writes_only_legal_steps(tmp_path):
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).parents[1] / "project"))
-    from test_hostile_round4 import flat_policy
+    from test_refused_files_and_stops import flat_policy
 
     path = flat_policy(tmp_path / "flat.safetensors")
     card = write_dataset([f"policy:{path}", "random"], 2, 5, tmp_path / "d", name="f", seed=0)

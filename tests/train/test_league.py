@@ -118,7 +118,7 @@ def test_ppo_advantages_stop_at_game_boundaries():
 def test_a_game_cut_at_the_limit_is_bootstrapped_or_a_loss(cut_as_loss):
     """Every game here is cut after 2 learner decisions (no game ends so soon): by default its
     last reward is gamma * V(last observation), a time limit; with cut_as_loss it is -1, so an
-    exploiter gains nothing by stalling (a cold exploiter otherwise learns to: issue #26)."""
+    exploiter gains nothing by stalling (a cold exploiter otherwise learns to)."""
     settings = PPOSettings(n_envs=4, n_steps=4, batch_size=16, cut_as_loss=cut_as_loss)
     model = PPO(new_net(net_config([8]), 0), settings, seed=0)
     env = PoolVecEnv(4, 2, seed=0, pool="random:1", max_learner_steps=2)
@@ -169,7 +169,7 @@ def test_league_run_trains_exploiters_and_writes_a_ratings_table(tmp_path):
 def test_frozen_policies_stay_in_the_pool_and_the_league_table(tmp_path):
     """``frozen``: agent files that join the pool for the whole run, sharing the exploiters'
     share; a version-1 file joins a version-2 run widened; bad names are refused before
-    anything is written (issue #36)."""
+    anything is written."""
     first = tmp_path / "first"
     base = dict(players=2, seed=1, n_envs=16, n_steps=32, batch_size=256, n_epochs=1,
                 net_arch="16,16", eval_games=8, snapshot_every=1024, max_snapshots=2,

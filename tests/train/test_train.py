@@ -378,7 +378,7 @@ def test_pure_self_play_trains_and_evaluation_refuses_no_games(tmp_path):
 
 @pytest.mark.parametrize("name,short", [("ppo-2p", 1), ("ppo-2p-race", 2)])
 def test_a_policy_widened_to_a_longer_observation_plays_the_same(name, short):
-    """Issue #36: ``--init`` a shipped policy into a run of the next observation version: the
+    """``--init`` a shipped policy into a run of the next observation version: the
     widened network has zero weights on the new inputs (v2's race, v3's history), so it decides
     exactly as before."""
     import random

@@ -181,7 +181,7 @@ def test_machu_replay_gif_writes_an_animation(tmp_path, capsys):
 
 
 def test_a_long_gif_is_capped_in_frames(tmp_path):
-    """Issue #34, item 12: at most MAX_GIF_FRAMES frames (Pillow holds them all): a longer game
+    """At most MAX_GIF_FRAMES frames (Pillow holds them all): a longer game
     is shown every k-th decision, and the command says so."""
     from PIL import Image
 
@@ -197,7 +197,7 @@ def test_a_long_gif_is_capped_in_frames(tmp_path):
 
 
 def test_every_move_has_a_phrase_in_a_players_words():
-    """Issue #37, item 5: one vocabulary for what a person reads: every action of the notation
+    """One vocabulary for what a person reads: every action of the notation
     table (and a hidden summit return) gets a phrase, never the notation itself."""
     from machu_env.rules.actions import ACTION_NOTATION
     from machu_env.views.phrases import DECISION_WORDS, HEADINGS, say

@@ -157,7 +157,7 @@ def test_gymnasium_human_rendering_shows_the_frames(monkeypatch):
 
 
 def test_a_long_hand_at_the_end_never_runs_into_the_result():
-    """Issue #37, item 7: with 10+ cards the panel's card list takes two lines, each ending
+    """With 10+ cards the panel's card list takes two lines, each ending
     before the right-aligned result ("34 VP x 3 = 102  WINNER")."""
     import re
 

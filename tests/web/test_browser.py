@@ -65,7 +65,7 @@ def test_an_html_replay_steps_with_the_arrow_keys(tmp_path, browser):
     assert "winner" in browser.find_element(By.ID, "result").text
 
 
-@pytest.mark.parametrize("seed", [5, 3661995451541600665])  # (above 2**53: issue #37, item 1)
+@pytest.mark.parametrize("seed", [5, 3661995451541600665])  # (above 2**53)
 def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, tmp_path, seed):
     import json
     import random
@@ -105,7 +105,7 @@ def test_the_app_replays_a_record_file_from_its_packed_frames(server, browser, t
 
 
 def test_a_page_on_another_origin_cannot_play_or_start_games(server, browser, tmp_path):
-    """Cross-site requests a browser sends without asking (issue #25, item 6): a text/plain
+    """Cross-site requests a browser sends without asking: a text/plain
     fetch and a form POST from another origin change nothing."""
     import json
     import threading
@@ -139,7 +139,7 @@ fetch("{server}api/games/{gid}/play", {{method: "POST", mode: "no-cors",
 
 
 def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(server, browser):
-    """390 px wide (issue #27, item 8): the board and the actions stack, nothing overflows; the
+    """390 px wide: the board and the actions stack, nothing overflows; the
     status is an aria-live region and the board has a label."""
     from selenium.webdriver.common.by import By
 
@@ -153,7 +153,7 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
     assert width <= inner, (width, inner)
     assert browser.find_element(By.ID, "status").get_attribute("aria-live") == "polite"
     assert browser.find_element(By.ID, "board").get_attribute("aria-label")
-    # issue #37, item 2: the board's box fits its picture, the decision is on the same screen,
+    #: the board's box fits its picture, the decision is on the same screen,
     # touch targets are 44 px tall; until the game's end, with no sideways scroll
     board = browser.find_element(By.ID, "board").rect
     picture = browser.find_element(By.CSS_SELECTOR, "#board svg").rect
@@ -193,7 +193,7 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
 
 
 def test_every_button_of_a_decision_is_above_the_fold_on_a_laptop(server, browser):
-    """Issue #37, item 3: at 1280x720 every button of the current decision is visible without
+    """At 1280x720 every button of the current decision is visible without
     scrolling, the biggest decisions (a Prince move with every stay) included; a whole game,
     by clicking."""
     browser.set_window_size(1280, 720)
@@ -225,7 +225,7 @@ def test_every_button_of_a_decision_is_above_the_fold_on_a_laptop(server, browse
 
 
 def test_focus_stays_on_the_moves_after_a_move(server, browser):
-    """Keyboard play (issue #27, item 8): after a move chosen with the keyboard, the focus is on
+    """Keyboard play: after a move chosen with the keyboard, the focus is on
     the next decision's first action, not on the page's body."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -244,7 +244,7 @@ def test_focus_stays_on_the_moves_after_a_move(server, browser):
 
 
 def test_click_the_board_reload_and_resume(server, browser):
-    """Issue #27: districts on the board are clickable moves; a reload resumes the game from
+    """Districts on the board are clickable moves; a reload resumes the game from
     its address; the actions are visible at 1280x720 without scrolling."""
     browser.set_window_size(1280, 720)
     start(browser, server)
@@ -268,7 +268,7 @@ def test_click_the_board_reload_and_resume(server, browser):
 
 
 def test_watch_mode_finishes_a_game_and_the_end_shows_every_card(server, browser):
-    browser.get(server)  # the start page: no empty history before a game (issue #37, item 9)
+    browser.get(server)  # the start page: no empty history before a game
     ready(browser)
     assert not browser.find_element(By.ID, "history").is_displayed()
     assert "strongest" in browser.find_element(By.ID, "setup").text  # which agents are strong
@@ -307,7 +307,7 @@ def test_the_hint_panel_shows_probabilities_that_sum_to_one(server, browser):
 
 
 def test_hints_follow_the_player_count_survive_a_reload_and_play_on_a_click(server, browser):
-    """Issue #37, item 8: the picker offers the policy of the game's player count, the checkbox
+    """The picker offers the policy of the game's player count, the checkbox
     sits above the panel and stays on after a reload, and a hint row plays its move."""
     start(browser, server, players="3")
     wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
@@ -328,7 +328,7 @@ def test_hints_follow_the_player_count_survive_a_reload_and_play_on_a_click(serv
 
 
 def test_the_board_shows_what_a_move_costs_before_the_click(server, browser):
-    """Issue #37, item 4: reachable districts say free or 1 llama, in their outline, a visible
+    """Reachable districts say free or 1 llama, in their outline, a visible
     caption and a tooltip."""
     start(browser, server, seed="11")
     checked = 0
@@ -389,7 +389,7 @@ def _night_redeem_record():
 
 
 def test_the_night_redemption_names_the_tile_on_the_board(server, browser):
-    """Issue #37, item 5: at night a moon tile goes back to the board before its owner pays for
+    """At night a moon tile goes back to the board before its owner pays for
     it (R7.1); the player's panel still names it ("cloth (redeeming)"), not "moon: -"."""
     import json
     import urllib.request

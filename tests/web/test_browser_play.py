@@ -81,7 +81,7 @@ def _play_whole_game(browser, server, players: int, press, seed: str) -> dict:
 
 
 def test_a_whole_game_tapped_on_the_board_of_a_phone(server, browser):
-    """Issue #56's goals, on a 390x844 touch screen (``benchmarks/web_phone.py`` plays it):
+    """The phone goals, on a 390x844 touch screen (``benchmarks/web_phone.py`` plays it):
     every move with a place on the board made there, confirm on (a second tap on the move or
     the bar's button), one take-back; at every decision the prompt, the action bar, every
     player's goods and the decision's part of the board in view together; no press off screen,

@@ -182,7 +182,7 @@ def test_playing_after_the_end_or_out_of_turn_is_refused():
     assert Session  # the session type is public for embedding
 
 
-# --- issue #25: what a hostile client cannot do ------------------------------------------------
+# --- what a hostile client cannot do ------------------------------------------------
 def _finish(client, state):
     while not state["over"]:
         state = client.post(f"/api/games/{state['id']}/play",
@@ -229,7 +229,7 @@ def test_a_client_evicts_only_its_own_games():
 
 
 def test_a_game_in_use_is_never_replaced(client):
-    """Issue #34, item 17: a client's new game past its share is refused (429, saying how to
+    """A client's new game past its share is refused (429, saying how to
     free one) while its games were used in the last minutes; none of them is dropped."""
     app = create_app(limits=Limits(agent_seconds=600, games_per_client=2))
     tab = TestClient(app, base_url=BASE, client=("10.0.0.9", 1))
@@ -242,7 +242,7 @@ def test_a_game_in_use_is_never_replaced(client):
 
 
 def test_finished_games_make_room_for_new_ones():
-    """Issue #34, item 16: finished games do not count against the running games' limit; their
+    """Finished games do not count against the running games' limit; their
     records stay downloadable, the oldest finished going first past their own bound."""
     app = create_app(limits=Limits(agent_seconds=600, games=2, games_per_client=2,
                                    finished_games=2))
@@ -354,7 +354,7 @@ def test_replays_are_capped_and_packed(client):
     state = _finish(client, _new(client, seed=0))
     record = client.get(f"/api/games/{state['id']}/record").json()
     long = dict(record, actions=[{"player": 0, "action": "stay"}] * 5001, result=None)
-    r = client.post("/api/replay", json=long)  # refused before any replay (issue #43)
+    r = client.post("/api/replay", json=long)  # refused before any replay
     assert r.status_code == 413 and "at most 1000" in r.json()["error"]
     r = client.post("/api/replay", json=record)
     per_frame = len(r.content) / r.json()["num_frames"]
@@ -382,7 +382,7 @@ def test_a_record_download_waiting_for_a_game_does_not_freeze_the_server():
 
 def test_machu_serve_warms_the_engine_before_it_listens(monkeypatch):
     """The first client does not wait for numba: ``machu serve`` plays a game, draws a board and
-    writes a record before it serves (issue #27, item 9)."""
+    writes a record before it serves."""
     from typer.testing import CliRunner
 
     import machu_env.web as web
@@ -594,7 +594,7 @@ def _deck_of(session) -> list[int]:
 
 
 def test_a_loaded_save_deals_the_hidden_cards_anew_and_hides_the_seed():
-    """Issue #34, item 1: a loaded save's record never holds the running original's seed, and
+    """A loaded save's record never holds the running original's seed, and
     every load deals what its player cannot see anew (the original's deck order stays secret)."""
     app = create_app(limits=PATIENT)
     with TestClient(app, base_url=BASE) as c:
@@ -639,7 +639,7 @@ def test_a_branch_deals_the_cards_its_seat_never_held_anew(client):
 
 
 def test_replays_send_each_agent_name_once(client):
-    """Issue #34, item 2: names are bounded (MAX_AGENT_NAME) and not repeated per decision."""
+    """Names are bounded (MAX_AGENT_NAME) and not repeated per decision."""
     from machu_env.core.records import MAX_AGENT_NAME, game_record
 
     game = Game(5, seed=3)
@@ -661,7 +661,7 @@ def test_replays_send_each_agent_name_once(client):
 
 
 def test_an_agents_failure_shows_no_legal_action(client):
-    """Issue #34, item 8: an agent's failure is reported without its exception's text (at a
+    """An agent's failure is reported without its exception's text (at a
     summit return, the legal actions are the agent's hidden cards)."""
     state = _new(client, num_players=2, opponents="random", seed=4)
     session = client.app.state.games.get(state["id"])
@@ -680,7 +680,7 @@ def test_an_agents_failure_shows_no_legal_action(client):
 
 
 def test_every_integer_the_page_reads_survives_javascript(client):
-    """Issue #37, item 1: a server-drawn seed stays below 2**53, so a record downloaded from the
+    """A server-drawn seed stays below 2**53, so a record downloaded from the
     app replays after a browser's JSON.parse (every number a double); a client's seed above it
     is refused, and a replayed record's larger seed is answered as a string."""
     state = _to_the_end(client, client.post("/api/games", json={"opponents": "random"}).json())
@@ -703,7 +703,7 @@ def test_every_integer_the_page_reads_survives_javascript(client):
 
 
 def test_the_page_draws_its_icons_without_an_emoji_font(client):
-    """Issue #37, item 7: the winner's mark is an SVG cup, not an emoji (an empty box where no
+    """The winner's mark is an SVG cup, not an emoji (an empty box where no
     emoji font is installed): the page holds no character beyond the Basic Multilingual
     Plane's symbols."""
     page = client.get("/").text
@@ -712,7 +712,7 @@ def test_the_page_draws_its_icons_without_an_emoji_font(client):
 
 
 def test_the_clock_says_day_during_the_last_days_payouts():
-    """Issue #37, item 9: on day 9 the moon tiles' and the Sun Clock's payouts come right after
+    """On day 9 the moon tiles' and the Sun Clock's payouts come right after
     the stay or the placement (R7.5): it is no night; before day 9 they are the night's (R7)."""
     import random
 
@@ -737,7 +737,7 @@ def test_the_clock_says_day_during_the_last_days_payouts():
 
 
 def test_the_running_standing_reveals_nothing_hidden(client):
-    """Issue #37, item 6: the standing shows the human's own VP and gold and, for the others,
+    """The standing shows the human's own VP and gold and, for the others,
     only public counts and ranges over the cards the human cannot place: permuting every
     hidden card changes nothing in it, and the ranges hold the truth."""
     import random

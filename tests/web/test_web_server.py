@@ -1,4 +1,4 @@
-"""The web server's limits against a real uvicorn on 127.0.0.1 (issue #34, items 3, 4, 6): idle
+"""The web server's limits against a real uvicorn on 127.0.0.1: idle
 and surplus connections, slow and oversized bodies, the body budget, a slow agent that must not
 stall other requests, one client's requests in progress, forwarding headers. Every request loop
 is bounded in count and time; the server runs in a thread of the test and stops with it."""
@@ -183,7 +183,7 @@ def test_one_clients_requests_in_progress_are_bounded():
 
 
 def test_forwarding_headers_are_not_trusted_by_default():
-    """Issue #34, item 6: a local client cannot claim another client's address."""
+    """A local client cannot claim another client's address."""
     with running(Limits(agent_seconds=60, games_per_client=1), ConnectionLimits()) as (app, port):
         status, state = request(port, "POST", "/api/games", {"opponents": "random"},
                                 headers={"X-Forwarded-For": "10.1.2.3"})
@@ -192,7 +192,7 @@ def test_forwarding_headers_are_not_trusted_by_default():
         assert owners == {"127.0.0.1"}
 
 
-# --- hostile inputs, round 4 (issue #43) ---------------------------------------------------------
+# --- hostile inputs, round 4 ---------------------------------------------------------
 def _finished_record(seed: int = 3) -> tuple[dict, int]:
     """A random 2-player game's record and the seat of its last decision."""
     import random
@@ -270,7 +270,7 @@ def test_an_unreadable_agent_file_is_a_400(tmp_path):
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).parents[1] / "project"))
-    from test_hostile_round4 import f8_file
+    from test_refused_files_and_stops import f8_file
 
     f8_file(tmp_path / "f8.safetensors")
     with running(Limits(agent_seconds=60), ConnectionLimits(), agents_dir=tmp_path) as (_, port):

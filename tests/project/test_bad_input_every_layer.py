@@ -1,5 +1,5 @@
 """Hostile and careless input in every layer: refused with a message that names what was wrong
-and what is allowed, and nothing changes (issue #10, items 3-9, 11, 12, 15-17)."""
+and what is allowed, and nothing changes."""
 
 from __future__ import annotations
 
@@ -334,7 +334,7 @@ def test_machu_prints_one_line_for_bad_records(tmp_path, capsys):
         assert code == 2 and err.count("\n") == 1 and err.startswith("machu replay: error:"), err
         assert "Traceback" not in err
     assert "[link=http://example.invalid]" in err  # printed as text, not as a link
-    code, _, err = _run(["replay", "/dev/zero"], capsys)  # a device: never read (issue #43)
+    code, _, err = _run(["replay", "/dev/zero"], capsys)  # a device: never read
     assert code == 2 and "not a regular file" in err
     (tmp_path / "huge.json").write_bytes(b" " * (16 * 2**20 + 1))
     code, _, err = _run(["replay", str(tmp_path / "huge.json")], capsys)
@@ -395,7 +395,7 @@ def test_tournaments_stream_their_games():
         tournament.run_tournament(["random", "gold"], 2, 0, progress=False)
 
 
-# --- issue #25: the CLI refuses what it must, with one line ------------------------------------
+# --- the CLI refuses what it must, with one line ------------------------------------
 def test_no_command_writes_over_its_own_input(tmp_path, capsys):
     record = tmp_path / "game.json"
     record.write_text(json.dumps(_record()))

@@ -1,4 +1,4 @@
-"""Hostile inputs, round 5 (issue #54): one test per defect found by the 2026-11-27 review — a
+"""Checkpoints, sizes and interrupts under hostile use, one test per defect — a
 policy whose value overflows asked for a hint, checkpoints stopped half-written, networks and
 imitation too large for the machine, a resumed run whose config was edited, ``export`` to a
 folder or dropping the play mode, ``--eval-games`` checked late, Ctrl-C while ``machu`` starts,

@@ -1,4 +1,4 @@
-"""A property-based hostile-input suite over every layer (issue #25): hypothesis throws
+"""A property-based hostile-input suite over every layer: hypothesis throws
 arbitrary values at ``Game``, the batch engine, the envs, the VecEnvs, records, agent files,
 the CLI, the web API, OpenSpiel and RLlib. The promise checked everywhere: a bad input gets
 the layer's clear error (``ValueError`` and its kinds, a one-line CLI error with exit 2, an
@@ -221,7 +221,7 @@ def test_record_fields(key, value, step, field):
                                 max_size=30)),
        version=st.sampled_from([1, 2, 3]))
 def test_dealt_record_options(key, value, version):
-    """Version-2 records (a deal instead of a seed, issue #34): any option is refused with a
+    """Version-2 records (a deal instead of a seed,): any option is refused with a
     ValueError naming it, or replays."""
     import random as _random
 
@@ -401,7 +401,7 @@ def test_rllib_env(config, action):
         assert np.array_equal(env.game.state, before)
 
 
-# --- round 3 (issue #34): one test per defect found by the 2026-11-24/25 review ---------------
+# --- records, deals and files a reviewer crafted: one test per defect ------------------------
 def _policy_meta(**change):
     """(tensors, metadata) of the shipped 2-player policy with ``change`` in its metadata."""
     pytest.importorskip("torch")

@@ -1,4 +1,4 @@
-"""Hostile inputs, round 4 (issue #43): one test per defect found by the 2026-11-26 review —
+"""Files and stops a careless or hostile user makes, one test per defect —
 a policy file that drives its legal logits below any fixed mask, unreadable tensor dtypes, lone
 surrogates, mixed tournament folders, Ctrl-C and SIGTERM on a real ``machu`` process, FIFOs
 among records, deals the rules cannot produce, failed commands that left folders, a tournament
