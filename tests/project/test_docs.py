@@ -128,3 +128,10 @@ def test_the_product_says_what_is_true_now():
         ctx = command.make_context(name, ["--help"], resilient_parsing=True)
         text = command.get_help(ctx)
         assert not DATE.search(text) and not ISSUE_NUMBER.search(text), (name, text)
+
+
+def test_the_architecture_page_states_the_state_size_of_the_code():
+    from machu_env.rules.layout import STATE_SIZE
+
+    text = " ".join((ROOT / "docs" / "architecture.md").read_text().split())
+    assert f"`machu_env.rules.layout.STATE_SIZE` entries ({STATE_SIZE * 4} bytes)" in text
