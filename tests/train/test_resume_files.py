@@ -180,3 +180,21 @@ def test_json_outputs_are_strict_json(tmp_path):
     assert json.loads((tmp_path / "x.json").read_text(), parse_constant=pytest.fail) == \
         {"a": None, "b": [None, 1.5]}
 
+
+
+def test_a_run_checkpoints_by_time_between_evaluations_and_a_resume_says_its_step(
+        tmp_path, monkeypatch, capsys):
+    """A stop loses minutes, not an evaluation interval: with the time bound reached at every
+    rollout, each rollout leaves a whole checkpoint though no evaluation falls there."""
+    from machu_env.train import checkpoints, selfplay
+
+    monkeypatch.setattr(selfplay, "CHECKPOINT_SECONDS", 0.0)
+    run = tmp_path / "run"
+    Trainer(tiny(run, timesteps=3072, eval_every=100_000), verbose=False).run()
+    steps = sorted(int(p.stem.split("_")[1]) for p in (run / "checkpoints").glob("step_*"))
+    assert steps == [0, 1024, 2048, 3072]  # (evaluations only at 0 and at the end)
+    assert len(read_history(run / "history.csv")) == 2
+    assert checkpoints.read_state(run)[0] == 3072
+    Trainer(tiny(run, timesteps=4096, eval_every=100_000), resume=True, verbose=True).run()
+    assert "resuming " + str(run) + " from its last checkpoint: step 3,072" in \
+        capsys.readouterr().out
