@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,8 @@ from machu_env._extras import install_hint
 from machu_env.cli.commands import compile_first
 from machu_env.cli.options import agent_files, check_output_folder, refuse_inputs_inside
 from machu_env.cli.summaries import finish, json_option, work_output
+from machu_env.train.args import MAX_THREADS, PPOArgs, TrainArgs
+from machu_env.train.settings import options as options_of
 
 
 # --- exploit -------------------------------------------------------------------------------------
@@ -27,21 +30,10 @@ def exploit(
                                 "EVAL_GAMES games (1500000 in a 5M-step probe)"),
     cold: bool = typer.Option(False, help="start the exploiter from fresh weights, not the "
                               "agent's"),
-    cut_as_loss: bool = typer.Option(False, help="a training game still running at the "
-                                     "decision limit counts as a loss (-1), not as a time "
-                                     "limit: an exploiter can't learn to stall (for --cold)"),
     reward: str = typer.Option("win", help="the exploiter's training reward: win (+1/-1 at "
                                "the end) or score (the final score margin: denser, for --cold)"),
     out: Path = typer.Option(None, help="folder for curve.csv/png, summary.json and the "
                              "exploiter's agent file"),
-    precision: str = typer.Option("fp32", help="fp32 or bf16"),
-    threads: int = typer.Option(0, min=0, max=256, help="torch and numba threads (0: their "
-                                "defaults)"),
-    n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
-    n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
-    batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
-    n_epochs: int = typer.Option(4, min=1, max=50, help="PPO epochs per rollout (4: every "
-                                 "published probe; fewer: a faster probe, see docs/probing.md)"),
     trust_pickle: bool = typer.Option(False, help="allow an sb3 .zip policy (runs pickled "
                                       "code)"),
     ray: str = typer.Option(None, metavar="[ADDRESS]", help="play the evaluation games as Ray "
@@ -51,8 +43,13 @@ def exploit(
     sampled: bool = typer.Option(False, help="a trained policy samples its actions (as it "
                                  "trains) instead of taking the most probable one"),
     as_json: bool = json_option(),
+    **ppo,
 ) -> None:
     """Exploitability probe: train an exploiter against AGENT alone, report its win share."""
+    precision, threads = ppo["precision"], ppo["threads"]
+    if not 0 <= threads <= MAX_THREADS:
+        raise typer.BadParameter(f"threads must be an int in 0..{MAX_THREADS}, got {threads}",
+                                 param_hint="--threads")
     try:
         from machu_env.train.exploit import exploit as run_exploit
         from machu_env.train.ppo import PPOSettings, bf16_supported
@@ -85,12 +82,13 @@ def exploit(
     if reward not in ("win", "score"):
         raise typer.BadParameter(f"reward must be win or score, got {reward!r}",
                                  param_hint="--reward")
-    settings = PPOSettings(n_envs=n_envs, n_steps=n_steps, batch_size=batch_size,
-                           n_epochs=n_epochs, precision=precision, cut_as_loss=cut_as_loss)
+    settings = PPOSettings(**{k: ppo[k] for k in PPO_OPTIONS})  # (the probe's defaults)
     try:
         settings.check()
     except ValueError as e:
-        raise typer.BadParameter(str(e)) from None
+        from machu_env.cli.training import option_words
+
+        raise typer.BadParameter(option_words(str(e), ppo)) from None
     from machu_env.train.ppo import set_threads
 
     set_threads(threads)
@@ -131,3 +129,19 @@ def remove_outputs(out: Path, existed: bool, names: tuple[str, ...]) -> None:
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 path.unlink(missing_ok=True)
+
+
+PPO_OPTIONS = ("n_envs", "n_steps", "batch_size", "n_epochs", "precision", "cut_as_loss")
+
+
+def _exploit_signature() -> inspect.Signature:
+    """``exploit``'s own options, then the PPO settings it shares with ``machu train`` (as
+    ``PPOArgs`` declares them: the probe's defaults) and ``--threads``."""
+    own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+           for p in inspect.signature(exploit).parameters.values()
+           if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    shared = options_of(PPOArgs, PPO_OPTIONS) + options_of(TrainArgs, ("threads",))
+    return inspect.Signature(own[:-1] + shared + own[-1:])
+
+
+exploit.__signature__ = _exploit_signature()

@@ -3,6 +3,7 @@ exploit`` is in ``probing``)."""
 
 from __future__ import annotations
 
+import inspect
 import re
 import sys
 from pathlib import Path
@@ -26,129 +27,13 @@ from machu_env.cli.summaries import (
     work_output,
 )
 from machu_env.cli.warmup import training_parts
+from machu_env.train.args import TrainArgs
+from machu_env.train.settings import options as options_of
 
 
 # --- train ---------------------------------------------------------------------------------------
-def train(
-    ctx: typer.Context,
-    players: int = typer.Option(2, min=2, max=5, help="number of players"),
-    timesteps: int = typer.Option(20_000_000, min=1, help="learner decisions in total"),
-    seed: int = typer.Option(0, help="seeds the games, the pool draws and torch"),
-    out: Path = typer.Option(Path("runs/selfplay"), help="the run folder"),
-    resume: bool = typer.Option(False, help="continue the run in OUT (its saved settings; "
-                                "only --timesteps and --device apply)"),
-    n_envs: int = typer.Option(128, min=1, help="games played in parallel"),
-    n_steps: int = typer.Option(128, min=1, help="steps per game per PPO rollout"),
-    batch_size: int = typer.Option(4096, min=1, help="PPO minibatch size"),
-    n_epochs: int = typer.Option(2, min=1, help="PPO epochs per rollout"),
-    learning_rate: float = typer.Option(3e-4, help="Adam learning rate"),
-    learning_rate_final: float = typer.Option(-1.0, help="decay the learning rate linearly "
-                                              "to this over the run (-1: no schedule)"),
-    gamma: float = typer.Option(0.995, help="discount factor"),
-    gae_lambda: float = typer.Option(0.95, help="GAE lambda"),
-    clip_range: float = typer.Option(0.2, help="PPO clip range"),
-    ent_coef: float = typer.Option(0.01, help="entropy bonus"),
-    ent_coef_final: float = typer.Option(-1.0, help="decay the entropy bonus linearly to this "
-                                         "over the run (-1: no schedule)"),
-    magnet_coef: float = typer.Option(0.0, help="weight of the reverse KL to the magnet "
-                                      "policy (MMD; machu_env/train/ppo.py)"),
-    magnet_every: int = typer.Option(0, min=0, help="updates between magnet resets to the "
-                                     "current policy (0: the uniform magnet)"),
-    cut_as_loss: bool = typer.Option(False, help="a game still running at the decision limit "
-                                     "counts as a loss (-1) instead of a time limit"),
-    vf_coef: float = typer.Option(0.5, help="value loss weight"),
-    max_grad_norm: float = typer.Option(0.5, help="gradient norm clip"),
-    net_arch: str = typer.Option("", help="the network: shared:256,256 (one trunk that both "
-                                 "heads read) or 256,256 (a policy and a value network); "
-                                 "empty: the --init policy's own shape, else shared:256,256"),
-    pool: str = typer.Option("random:0.05,builder:0.25,gold:0.45,self:0.25",
-                             help="opponent pool weights (random, builder, gold, racer, self)"),
-    reward: str = typer.Option("win", help="win, rank or score (machu_env.core.reward_modes)"),
-    snapshot_every: int = typer.Option(1_000_000, min=1, help="steps between snapshots"),
-    max_snapshots: int = typer.Option(8, min=1, help="frozen snapshots kept in the pool"),
-    eval_every: int = typer.Option(0, min=0, help="steps between evaluations (0: 65,536 with "
-                                   "--stop-at, to stop near the goal; else 500,000)"),
-    eval_games: int = typer.Option(400, min=1, help="games per opponent per evaluation"),
-    eval_opponents: str = typer.Option("random,builder,gold", help="the heuristics evaluated at "
-                                       "every checkpoint (gold among them; gold alone is "
-                                       "fastest)"),
-    stop_at: float = typer.Option(0.0, min=0.0, max=1.0, help="end the run at the first "
-                                  "evaluation whose win share against gold reaches this (0: "
-                                  "train all --timesteps)"),
-    stop_at_sacrifices: float = typer.Option(0.0, min=0.0, max=50.0, help="end the run at the "
-                                             "first evaluation where the learner sacrifices "
-                                             "this often a game against gold (0: never)"),
-    imitate: str = typer.Option("gold", help="a fresh policy (not --init, not --resume) first "
-                                "imitates this compiled heuristic (gold, builder, racer, "
-                                "random) on its own games: a head start (\"\": none)"),
-    imitate_games: int = typer.Option(2000, min=1, max=100_000, help="--imitate: games of the "
-                                      "heuristic at every seat"),
-    imitate_epochs: int = typer.Option(4, min=1, max=100, help="--imitate: epochs over them"),
-    device: str = typer.Option("auto", help="torch device: auto (a GPU if there is one), "
-                               "cpu, cuda..."),
-    precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast; CPUs with bfloat16 "
-                                  "arithmetic)"),
-    threads: int = typer.Option(0, min=0, max=256, help="torch and numba threads (0: their "
-                                "defaults)"),
-    overlap: bool = typer.Option(False, help="collect the next rollout on a thread of its own "
-                                 "while the learner updates (one update of policy lag; "
-                                 "--threads are split between the two)"),
-    torch_compile: bool = typer.Option(False, help="run the PPO update through torch.compile "
-                                       "(needs a C++ compiler; compiling takes a while)"),
-    league: bool = typer.Option(False, help="league training: exploiters of the main agent "
-                                "join the pool (machu_env/train/selfplay.py)"),
-    exploiter_every: int = typer.Option(2_000_000, min=1, help="league: main steps between "
-                                        "exploiters"),
-    exploiter_steps: int = typer.Option(500_000, min=1, help="league: training steps of "
-                                        "each exploiter"),
-    exploiter_share: float = typer.Option(0.5, help="league: the exploiters' share of the "
-                                          "self weight"),
-    max_exploiters: int = typer.Option(4, min=1, help="league: exploiters kept in the pool"),
-    exploit_greedy: bool = typer.Option(False, help="league: exploiters train against the main "
-                                        "agent's deterministic play (as tournaments and "
-                                        "`machu exploit` play it) instead of its sampled play"),
-    exploiter_ppo: str = typer.Option("learner", help="league: the exploiters' PPO settings: "
-                                      "learner (the learner's own) or probe (machu exploit's: "
-                                      "clip 0.2, 4 epochs, whatever the learner's)"),
-    exploiter_init: str = typer.Option("main", help="league: where each exploiter starts: main "
-                                       "(the main agent's weights) or last (the newest "
-                                       "exploiter's, which keeps adapting)"),
-    frozen: str = typer.Option("", help="comma-separated policies (shipped names, "
-                               "policy:<file>) that stay in the pool all run long beside the "
-                               "exploiters, sharing --exploiter-share with them: frozen "
-                               "exploiters of earlier probes, say"),
-    init: str = typer.Option("", help="start from this trained policy (ppo-2p-v1, "
-                             "policy:<file>) instead of fresh weights"),
-    observation: int = typer.Option(0, min=0, max=3, help="the observation version: 1, 2 "
-                                    "(with the race for the gold majority) or 3 (and the "
-                                    "history summary); 0: the --init policy's own, else 1; "
-                                    "--init from a shorter version widens its input"),
-    ray: str = typer.Option("", metavar="[ADDRESS]", help="play the evaluations against the "
-                            "heuristics as Ray tasks: --ray alone joins or starts a local "
-                            "instance; auto or ray://host:port a cluster (the ray extra)"),
-    eval_agents: str = typer.Option("", help="trained agents also evaluated at every "
-                                    "checkpoint: 'ladder' (the shipped agents, weakest first, "
-                                    "up to the first not beaten) or comma-separated names; "
-                                    "they never enter training"),
-    league_games: int = typer.Option(0, min=0, help="league: games against each pool member "
-                                     "per evaluation (0: --eval-games)"),
-    pfsp: float = typer.Option(0.0, min=0.0, max=10.0, help="league: draw each exploiter and "
-                               "snapshot in proportion to (1 - your win share against it) ** "
-                               "PFSP (prioritised fictitious self-play; 0: equally)"),
-    minutes: float = typer.Option(0.0, min=0.0, help="end the run (with a checkpoint) once "
-                                  "this many minutes have passed since it first started (0: no "
-                                  "time budget)"),
-    head_start: float = typer.Option(0.0, min=0.0, max=1.0, help="a curriculum: the share of "
-                                     "training games in which the learner starts holding one "
-                                     "priest card, free (to meet the temples; evaluations play "
-                                     "the rules)"),
-    recipe: str = typer.Option("", help="train a shipped recipe from scratch, every phase "
-                               "(RECIPES); with it only --out, --seed, --minutes, --timesteps "
-                               "(budgets: its phases end at their share of either, so "
-                               "--timesteps gives the same schedule on any machine), --threads, "
-                               "--overlap, --device and --resume apply"),
-    as_json: bool = json_option(),
-) -> None:
+def train(ctx: typer.Context, resume: bool = False, as_json: bool = False,
+          **settings) -> None:
     """Self-play or league training (masked PPO) against an opponent pool; see
     machu_env/train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
     try:
@@ -157,13 +42,10 @@ def train(
     except ImportError as e:
         raise typer.BadParameter(f"training needs the train extra ({e}): "
                                  + install_hint("train")) from None
+    options, out, minutes = dict(settings), Path(settings["out"]), settings["minutes"]
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} is a file: give a folder for the run", param_hint="--out")
-    options = dict(locals())
-    for name in ("resume", "TrainConfig", "run_training", "ctx", "as_json"):
-        options.pop(name)
-    options["out"] = str(out)
-    if recipe:
+    if options["recipe"]:
         given = {name for name in ctx.params  # (on the command line, even at its default)
                  if ctx.get_parameter_source(name).name not in ("DEFAULT", "DEFAULT_MAP")}
         run_recipe(options, resume, given, as_json)
@@ -335,4 +217,22 @@ def average(
     finish(summary, average_lines(summary), as_json)
 
 
+def _train_signature() -> inspect.Signature:
+    """``train``'s options: every setting of ``TrainArgs`` (declared once, with its help), then
+    ``--resume`` and ``--json``; the recipe names filled into the help."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    settings = [p.replace(default=typer.Option(
+        p.default.default, help=p.default.help.replace("RECIPES", recipe_help())))
+        if p.name == "recipe" else p for p in options_of(TrainArgs)]
+    return inspect.Signature([
+        inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                          annotation=typer.Context),
+        *settings,
+        inspect.Parameter("resume", keyword, annotation=bool, default=typer.Option(
+            False, help="continue the run in OUT (its saved settings; only --timesteps, "
+            "--device, --threads, --overlap and --minutes apply)")),
+        inspect.Parameter("as_json", keyword, annotation=bool, default=json_option())])
+
+
+train.__signature__ = _train_signature()
 train.__doc__ = (train.__doc__ or "").replace("RECIPES", recipe_help())

@@ -6,29 +6,31 @@ from __future__ import annotations
 import csv
 import json
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from machu_env.agents import policy_file
 from machu_env.core import files
-from machu_env.core.checks import check_int
 from machu_env.core.reward_modes import check_reward_mode
 from machu_env.envs.opponents import COMPILED_NAMES
 from machu_env.envs.pool_env import parse_pool
+from machu_env.train.args import (  # noqa: F401  (re-exported)
+    MAX_EVAL_GAMES,
+    MAX_POOL,
+    MAX_SACRIFICES,
+    TrainArgs,
+)
 from machu_env.train.ppo import (
-    MAX_THREADS,
     PPOSettings,
 )
+from machu_env.train.settings import from_mapping
 
 EVAL_OPPONENTS = ("random", "builder", "gold")
 DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` is left empty
 EVAL_EVERY, STOP_EVAL_EVERY = 500_000, 65_536  # (eval_every 0: see TrainConfig.eval_interval)
-MAX_EVAL_GAMES = 100_000  # games per opponent per evaluation (all played at once)
 EXPLOITER_PPO = ("learner", "probe")  # a league exploiter's PPO settings (exploiter_settings)
 EXPLOITER_INIT = ("main", "last")  # where a league exploiter starts (Trainer.add_exploiter)
-MAX_POOL = 64  # max_snapshots, max_exploiters: frozen networks kept in the pool
-MAX_SACRIFICES = 50  # stop_at_sacrifices: a goal of sacrifices a game (a game has far fewer)
 # a network's shape as written: ASCII digits, no signs, spaces or leading zeros
 NET_ARCH = re.compile(r"(shared:)?[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){0,15}", re.ASCII)
 
@@ -70,107 +72,31 @@ def _history_row(path: Path, line: int, row: dict) -> dict[str, float]:
 
 
 @dataclass
-class TrainConfig(PPOSettings):
+class TrainConfig(TrainArgs, PPOSettings):
     """Everything a run depends on (saved as ``config.json``): the algorithm's ``PPOSettings``
-    and the run's own. The defaults are the time-to-strength recipe (a fresh
-    policy first imitates ``gold``; 2 PPO epochs per rollout); ``imitate=""`` and
-    ``n_epochs=4`` give the recipe of the shipped agents before it."""
-
-    players: int = 2
-    timesteps: int = 20_000_000
-    seed: int = 0
-    out: str = "runs/selfplay"
-    net_arch: str = ""  # "": --init's own shape, else DEFAULT_NET_ARCH (see ``arch``)
-    pool: str = "random:0.05,builder:0.25,gold:0.45,self:0.25"
-    reward: str = "win"
-    snapshot_every: int = 1_000_000
-    max_snapshots: int = 8
-    eval_every: int = 0  # 0: STOP_EVAL_EVERY with stop_at (to stop near the goal), else 500,000
-    eval_games: int = 400
-    eval_opponents: str = "random,builder,gold"  # evaluated at every checkpoint (gold always)
-    stop_at: float = 0.0  # > 0: the run ends at the first evaluation this good against gold
-    stop_at_sacrifices: float = 0.0  # > 0: ... where the learner sacrifices this often a game
-    n_epochs: int = 2  # (PPOSettings' 4 for the probe's exploiters; 2 here: time to strength)
-    imitate: str = "gold"  # a fresh policy first imitates this heuristic (imitate.py)
-    imitate_games: int = 2000
-    imitate_epochs: int = 4
-    device: str = "auto"
-    threads: int = 0
-    overlap: bool = False  # collect the next rollout while updating (overlap.py)
-    league: bool = False
-    exploiter_every: int = 2_000_000
-    exploiter_steps: int = 500_000
-    exploiter_share: float = 0.5
-    max_exploiters: int = 4
-    exploit_greedy: bool = False
-    exploiter_ppo: str = "learner"  # the exploiters' PPO settings (exploiter_settings)
-    exploiter_init: str = "main"  # from the main agent, or "last": from the newest exploiter
-    init: str = ""
-    frozen: str = ""  # comma-separated policies that stay in the pool (frozen exploiters)
-    observation: int = 0  # the observation version 1, 2 or 3; 0: --init's own version, else 1
-    ray: str = ""  # "" or a Ray address: the evaluations against the heuristics run as Ray tasks
-    eval_agents: str = ""  # trained agents evaluated too: "ladder" (ladder.py) or names
-    league_games: int = 0  # games against each pool member per league evaluation (0: eval_games)
-    pfsp: float = 0.0  # prioritised fictitious self-play exponent (league.pfsp_weights); 0: equal
-    minutes: float = 0.0  # > 0: the run ends once this much wall-clock has passed since it began
-    recipe: str = ""  # the recipe this run is a phase of (recipes.py), for the metadata
-    head_start: float = 0.0  # share of training games the learner starts with a free priest
+    and the run's own, declared in ``args.TrainArgs``."""
 
     def check(self) -> None:
-        """Clear errors for impossible settings (before anything is built)."""
-        for name in ("net_arch", "pool", "reward", "device", "out", "precision", "init", "ray",
-                     "frozen", "eval_opponents", "imitate", "eval_agents", "recipe",
-                     "exploiter_ppo", "exploiter_init"):
-            if not isinstance(getattr(self, name), str):
-                raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
+        """Clear errors for impossible settings (before anything is built): each its declared
+        type and range (``PPOSettings.check``), then what the names must name."""
         super().check()
-        check_int("players", self.players, 2, 5)
-        check_int("seed", self.seed, 0, 2**32 - 1)
-        for name in ("timesteps", "snapshot_every", "exploiter_every", "exploiter_steps"):
-            check_int(name, getattr(self, name), 1, None)
-        for name in ("max_snapshots", "max_exploiters"):  # (each one a network in memory)
-            check_int(name, getattr(self, name), 1, MAX_POOL)
         if self.recipe and not (re.fullmatch(r"[a-z0-9][a-z0-9-]{0,40}", self.recipe) or (
                 self.recipe.endswith(".json") and len(self.recipe) <= 300
                 and self.recipe.isprintable())):
             raise ValueError(f"recipe must be a recipe's name or a .json recipe file, got "
                              f"{self.recipe!r:.100}")
-        check_int("eval_every", self.eval_every, 0, None)
-        check_int("eval_games", self.eval_games, 1, MAX_EVAL_GAMES)
-        check_int("league_games", self.league_games, 0, MAX_EVAL_GAMES)
-        for name, hi in (("pfsp", 10), ("minutes", 7 * 24 * 60)):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= hi:
-                raise ValueError(f"{name} must be a number in [0, {hi}], got {v!r}")
         if self.eval_agents:
             from machu_env.train.ladder import eval_agents
 
             eval_agents(self.eval_agents, self.players)
-        check_int("imitate_games", self.imitate_games, 1, 100_000)
-        check_int("imitate_epochs", self.imitate_epochs, 1, 100)
         if self.imitate and self.imitate not in COMPILED_NAMES:
             raise ValueError(f"imitate must be empty or a compiled heuristic "
                              f"({', '.join(COMPILED_NAMES)}), got {self.imitate!r}")
-
-        if self.exploiter_ppo not in EXPLOITER_PPO:
-            raise ValueError(f"exploiter_ppo must be one of {', '.join(EXPLOITER_PPO)}, got "
-                             f"{self.exploiter_ppo!r}")
-        if self.exploiter_init not in EXPLOITER_INIT:
-            raise ValueError(f"exploiter_init must be one of {', '.join(EXPLOITER_INIT)}, got "
-                             f"{self.exploiter_init!r}")
-        check_int("threads", self.threads, 0, MAX_THREADS)
-        check_int("observation", self.observation, 0, 3)
-        for name in ("league", "exploit_greedy", "overlap"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
-        for name in ("exploiter_share", "stop_at", "head_start"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
-                raise ValueError(f"{name} must be a number in [0, 1], got {v!r}")
-        v = self.stop_at_sacrifices
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= MAX_SACRIFICES:
-            raise ValueError(f"stop_at_sacrifices must be a number in [0, {MAX_SACRIFICES}] "
-                             f"(sacrifices a game), got {v!r}")
+        for name, allowed in (("exploiter_ppo", EXPLOITER_PPO),
+                              ("exploiter_init", EXPLOITER_INIT)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got "
+                                 f"{getattr(self, name)!r}")
         self.layers()
         policy_file.check_size(self.network(), f"net_arch {self.arch()!r}")
         self.eval_names()
@@ -261,21 +187,7 @@ class TrainConfig(PPOSettings):
             raise ValueError(f"{path}: not a readable run config ({e})") from None
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a run config is a JSON object")
-        values = {}
-        for f in fields(cls):
-            if f.name not in data:
-                continue
-            v, kind = data[f.name], type(f.default)
-            if kind is bool:
-                ok = isinstance(v, bool)
-            elif kind is float:
-                ok = isinstance(v, (int, float)) and not isinstance(v, bool)
-            else:
-                ok = isinstance(v, kind) and not isinstance(v, bool)
-            if not ok:
-                raise ValueError(f"{path}: setting {f.name!r} must be a {kind.__name__}, got "
-                                 f"{v!r}")
-            values[f.name] = kind(v)
+        values = from_mapping(cls, data, str(path))
         config = cls(**values)
         try:
             config.check()

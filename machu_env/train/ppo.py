@@ -35,12 +35,12 @@ import numpy as np
 
 from machu_env.agents.masking import masked_logits as play_logits
 from machu_env.agents.policy_file import net_config, new_net  # noqa: F401  (re-exported)
-from machu_env.core.checks import check_int
 from machu_env.engine.observation import OBS_SIZE, OBS_V2_SIZE
 from machu_env.rules.actions import NUM_ACTIONS
+from machu_env.train.args import MAX_THREADS, PPOArgs  # noqa: F401  (MAX_THREADS re-exported)
+from machu_env.train.settings import check_declared
 
 PRECISIONS = ("fp32", "bf16")
-MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
 MAX_LAG_WEIGHT = 2.0  # decoupled PPO: the cap of a sample's proximal / behaviour probability
 
 
@@ -72,40 +72,14 @@ def torch_device(name: str):
 
 
 @dataclass
-class PPOSettings:
+class PPOSettings(PPOArgs):
     """The algorithm's settings (sb3-contrib MaskablePPO's meaning; the trainer's
-    ``TrainConfig`` extends them)."""
-
-    n_envs: int = 128
-    n_steps: int = 128
-    batch_size: int = 4096
-    n_epochs: int = 4
-    learning_rate: float = 3e-4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    precision: str = "fp32"
-    ent_coef_final: float = -1.0  # -1: ent_coef throughout; else decayed linearly to this
-    magnet_coef: float = 0.0
-    magnet_every: int = 0  # updates between magnet resets; 0: the uniform magnet
-    cut_as_loss: bool = False  # a game cut at the limit: reward -1 (a loss), not bootstrapped
-    learning_rate_final: float = -1.0  # -1: learning_rate throughout; else decayed linearly
-    torch_compile: bool = False  # the update's forward and backward through torch.compile
+    ``TrainConfig`` extends them), declared in ``args.PPOArgs``."""
 
     def check(self) -> None:
-        """Clear errors for impossible settings, naming the setting and what is allowed."""
-        for name in ("n_envs", "n_steps", "batch_size"):
-            check_int(name, getattr(self, name), 1, None)
-        check_int("n_epochs", self.n_epochs, 1, 100)  # (passes over one rollout)
-        check_int("magnet_every", self.magnet_every, 0, None)
-        for name in ("learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef",
-                     "vf_coef", "max_grad_norm", "ent_coef_final", "magnet_coef"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not np.isfinite(v):
-                raise ValueError(f"{name} must be a finite number, got {v!r}")
+        """Clear errors for impossible settings, naming the setting and what is allowed: each
+        its declared type and range (``settings.check_declared``), then how they combine."""
+        check_declared(self)
         need, room = rollout_bytes(self.n_steps, self.n_envs), memory_for_rollouts()
         if need > room:
             raise ValueError(f"n_envs x n_steps = {self.n_envs} x {self.n_steps} needs a rollout "

@@ -8,11 +8,13 @@ A recipe is a data file (``recipe_files/<name>.json``; nothing in it runs)::
 
     {"format": "machu-env-recipe", "version": 1, "name": "best-2p", "players": 2,
      "summary": "...", "minutes": 60, "timesteps": 500000000,
+     "defaults": {"observation": 2, "eval_agents": "ladder", ...},
      "phases": [{"name": "fast", "until": 0.1, "timesteps": 3000000,
                  "settings": {"stop_at": 0.95, ...}},
                 {"name": "league", "until": 0.9, "settings": {"league": true, ...}}, ...]}
 
-Each phase is a ``machu train`` run in ``OUT/<phase>/`` with the phase's settings (any
+Each phase is a ``machu train`` run in ``OUT/<phase>/`` with the recipe's ``defaults`` and the
+phase's own settings over them (any
 ``TrainConfig`` setting but the ones the recipe owns: ``RESERVED``); phase ``k > 0`` starts from
 phase ``k - 1``'s latest policy, and phase 0 from fresh weights (imitating a heuristic is
 allowed): no shipped agent's weights or games enter a recipe run, and its settings may name
@@ -83,7 +85,7 @@ def check(data: Any, where: str) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != 1:
         raise ValueError(f"{where}: a recipe is a JSON object with format {FORMAT!r}, version 1")
     unknown = set(data) - {"format", "version", "name", "summary", "players", "minutes",
-                           "timesteps", "phases", "keep"}
+                           "timesteps", "phases", "keep", "defaults"}
     if unknown:
         raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
     if data.get("keep", "last") not in KEEP:
@@ -102,6 +104,10 @@ def check(data: Any, where: str) -> dict[str, Any]:
     if not isinstance(phases, list) or not 1 <= len(phases) <= MAX_PHASES:
         raise ValueError(f"{where}: phases must list 1..{MAX_PHASES} phases")
     settable = {f.name: f for f in fields(TrainConfig)}
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict):
+        raise ValueError(f"{where}: defaults must be a JSON object of settings every phase "
+                         "starts from")
     seen, last = set(), 0.0
     for k, phase in enumerate(phases):
         here = f"{where}, phase {k}"
@@ -123,9 +129,9 @@ def check(data: Any, where: str) -> dict[str, Any]:
             raise ValueError(f"{here}: until must grow from phase to phase, in (0, 1], got "
                              f"{until!r}")
         last = until
-        settings = phase["settings"]
-        if not isinstance(settings, dict):
+        if not isinstance(phase["settings"], dict):
             raise ValueError(f"{here}: settings must be a JSON object")
+        phase["settings"] = settings = {**defaults, **phase["settings"]}  # (its own win)
         bad = sorted(k for k in settings if k not in settable or k in RESERVED)
         if bad:
             raise ValueError(f"{here}: settings {bad} cannot be set by a recipe (not a setting "
@@ -140,18 +146,9 @@ def check(data: Any, where: str) -> dict[str, Any]:
 def _config(settings: dict[str, Any], where: str, **run: Any):
     """A ``TrainConfig`` of a phase's settings (each checked for its type) and the runner's."""
     from machu_env.train.config import TrainConfig
+    from machu_env.train.settings import from_mapping
 
-    values = {}
-    for f in fields(TrainConfig):
-        if f.name not in settings:
-            continue
-        v, kind = settings[f.name], type(f.default)
-        ok = (isinstance(v, bool) if kind is bool else
-              isinstance(v, (int, float)) and not isinstance(v, bool) if kind is float else
-              isinstance(v, kind) and not isinstance(v, bool))
-        if not ok:
-            raise ValueError(f"{where}: setting {f.name!r} must be a {kind.__name__}, got {v!r}")
-        values[f.name] = kind(v)
+    values = from_mapping(TrainConfig, settings, where)
     config = TrainConfig(**{**values, **run})
     try:
         config.check()

@@ -349,7 +349,7 @@ def test_machu_exploit_reports_bad_input_in_one_line(tmp_path):
     assert r.exit_code == 2 and "reward must be win or score" in r.output
     r = runner.invoke(app, ["exploit", "--agent", "gold", "--n-epochs", "0"])
     assert r.exit_code == 2 and "--n-epochs" in r.output
-    assert "greater than or equal to 1" in r.output
+    assert "--n-epochs must be an int in 1..100, got 0" in r.output
     r = runner.invoke(app, ["exploit", "--agent", "random", "--steps", "512", "--n-envs", "16",
                             "--n-steps", "32", "--batch-size", "256", "--eval-games", "10",
                             "--n-epochs", "1", "--cut-as-loss", "--reward", "score",

@@ -273,3 +273,20 @@ def test_pfsp_draws_the_members_that_beat_the_learner_most():
     assert pfsp_weights([0.9, 0.1], 0.0) == [0.5, 0.5]
     w = pfsp_weights([1.0, 0.0], 2.0)  # a member always beaten keeps a floor share
     assert w[0] == pytest.approx(PFSP_FLOOR / (1 + PFSP_FLOOR))
+
+
+def test_a_recipes_defaults_are_every_phases_start_and_a_phase_overrides_them(tmp_path):
+    recipe = copy.deepcopy(TINY)
+    recipe["defaults"] = {"eval_games": 6, "eval_opponents": "gold"}
+    recipe["phases"][1]["settings"]["eval_games"] = 8
+    loaded = recipes.load(str(_file(tmp_path, recipe)))
+    assert [p["settings"]["eval_games"] for p in loaded["phases"]] == [4, 8]  # (own wins)
+    del recipe["phases"][0]["settings"]["eval_games"]
+    loaded = recipes.load(str(_file(tmp_path, recipe)))
+    assert loaded["phases"][0]["settings"]["eval_games"] == 6
+    recipe["defaults"] = ["eval_games"]
+    with pytest.raises(ValueError, match="defaults must be a JSON object"):
+        recipes.load(str(_file(tmp_path, recipe)))
+    recipe["defaults"] = {"eval_games": "6"}
+    with pytest.raises(ValueError, match="setting 'eval_games' must be a int"):
+        recipes.load(str(_file(tmp_path, recipe)))

@@ -488,5 +488,33 @@ def test_an_unknown_observation_version_is_refused_by_the_cli(tmp_path):
     for command in (["train", "--players", "2", "--out", str(tmp_path / "t")],
                     ["dataset", "--agents", "gold", "--out", str(tmp_path / "d")]):
         result = CliRunner().invoke(app, [*command, "--observation", "4"])
-        assert result.exit_code == 2 and "less than or equal to 3" in result.output, result.output
+        words = ("--observation must be an int in 0..3, got 4" if command[0] == "train"
+                 else "less than or equal to 3")
+        assert result.exit_code == 2 and words in result.output, result.output
         assert not (tmp_path / "t").exists() and not (tmp_path / "d").exists()
+
+
+def test_every_setting_is_declared_once():
+    """Each setting of a run is a field of ``args`` with its help; the commands derive their
+    options from it, none declares one again."""
+    import re
+    from dataclasses import fields
+
+    from machu_env.train.args import PPOArgs, TrainArgs
+
+    names = {f.name for f in fields(TrainArgs)}
+    assert all(f.metadata.get("help") for f in fields(TrainArgs))
+    assert {f.name for f in fields(PPOArgs)} <= names
+    from machu_env.cli import probing, training
+    from machu_env.cli.probing import PPO_OPTIONS  # (the probe's PPO settings: PPOArgs')
+
+    option = re.compile(r"^\s+(\w+): \w+ = typer\.Option\(", re.M)
+    assert "typer.Option(" not in inspect.getsource(training.train)
+    assert not set(option.findall(inspect.getsource(probing.exploit))) & {*PPO_OPTIONS,
+                                                                          "threads"}
+    from typer.main import get_command
+
+    from machu_env.cli import app
+
+    params = {p.name for p in get_command(app).commands["train"].params}
+    assert names <= params
