@@ -99,9 +99,10 @@ def recipe_help() -> str:
     """The shipped recipes, for ``machu train --help``."""
     try:
         from machu_env.train.recipes import describe
-    except ImportError:  # (the train extra is missing: the command says so when run)
-        return "see machu_env/train/recipes.py"
-    return describe()
+
+        return describe()
+    except (ImportError, ValueError):  # (no train extra, or a recipe file that fails its
+        return "see machu_env/train/recipes.py"  # check: --recipe says why when given)
 
 
 def option_words(message: str, options: dict) -> str:
