@@ -1,5 +1,5 @@
 """The ``machu`` command: play, agents, tournament, analyze, dataset, replay, serve, train,
-exploit, population, average, bench, warmup, rules, cache — one module per group of commands
+exploit, population, average, export, bench, warmup, rules, cache — one module per group of commands
 (``playing``, ``roster``, ``evaluating``, ``datasets``, ``serving``, ``training``, ``tools``)
 over shared option checks (``options``) and one Typer app (``commands``).
 
@@ -39,7 +39,8 @@ from machu_env.cli.interrupts import (
 
 for command in (playing.play, roster.agents, evaluating.tournament, evaluating.analyze,
                 datasets.dataset, playing.replay, serving.serve, training.train,
-                probing.exploit, training.population, training.average, tools.bench,
+                probing.exploit, training.population, training.average, tools.export,
+                tools.bench,
                 tools.warmup, tools.rules, tools.cache):  # (the order of `machu --help`)
     app.command()(interruptible(command))
 

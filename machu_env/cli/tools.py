@@ -1,4 +1,4 @@
-"""``machu bench``, ``machu rules`` and ``machu cache``."""
+"""``machu bench``, ``machu warmup``, ``machu rules``, ``machu cache`` and ``machu export``."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from pathlib import Path
 
 import typer
 
+from machu_env._extras import install_hint
 from machu_env.cli.commands import console
-from machu_env.cli.options import (
-    output_folder,
-)
+from machu_env.cli.options import output_folder, refuse_overwrite
 from machu_env.rules.actions import action_table
 
 
@@ -66,3 +65,31 @@ def cache(clear: bool = typer.Option(False, help="delete every compiled version"
         for v in versions:
             shutil.rmtree(v, ignore_errors=True)
         console.print("cleared")
+
+
+# --- export --------------------------------------------------------------------------------------
+def export(
+    source: Path = typer.Argument(..., help="a checkpoint (a run's best.safetensors, ...) or an "
+                                  "sb3 .zip (with --trust-pickle)"),
+    target: Path = typer.Argument(..., help="the agent file to write (.safetensors)"),
+    trust_pickle: bool = typer.Option(False, help="allow reading an sb3 .zip (unpickling can "
+                                      "run code)"),
+    note: str = typer.Option(None, help="a note stored in the file's metadata"),
+    play_temperature: float = typer.Option(None, metavar="T", help="how the agent plays: 0 "
+                                           "argmax, T in [0.01, 100] sampled at temperature T "
+                                           "(default: the source's own play entry)"),
+) -> None:
+    """Check a checkpoint and write it as an agent file for shipping or sharing (its play entry
+    kept unless --play-temperature sets another)."""
+    try:
+        from machu_env.train.export import MAX_BYTES, export_policy, play_words
+    except ImportError as e:
+        raise typer.BadParameter(f"exporting needs the train extra ({e}): "
+                                 + install_hint("train")) from None
+    refuse_overwrite(target, [source], "TARGET")
+    path = export_policy(source, target, trust_pickle, note, play_temperature)
+    size = path.stat().st_size
+    print(f"wrote {path} ({size / 1e6:.2f} MB; {play_words(path)})")
+    if size > MAX_BYTES:
+        raise typer.BadParameter(f"{path} is larger than the {MAX_BYTES / 2**20:.0f} MiB "
+                                 "shipped-agent limit: use a smaller --net-arch")

@@ -518,3 +518,17 @@ def test_every_setting_is_declared_once():
 
     params = {p.name for p in get_command(app).commands["train"].params}
     assert names <= params
+
+
+def test_machu_export_writes_an_agent_file_and_refuses_its_input_as_output(tmp_path, capsys):
+    from machu_env.agents import shipped_policy
+    from machu_env.cli import main
+
+    target = tmp_path / "mine.safetensors"
+    assert main(["export", str(shipped_policy("ppo-2p")), str(target), "--play-temperature",
+                 "0.5"]) == 0
+    assert "samples its moves at temperature 0.5" in capsys.readouterr().out
+    assert target.is_file()
+    assert main(["export", str(target), str(target)]) == 2
+    err = capsys.readouterr().err
+    assert "also an input of this command" in err and err.count("\n") == 1
