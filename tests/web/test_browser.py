@@ -12,6 +12,7 @@ import pytest
 pytestmark = pytest.mark.browser
 webdriver = pytest.importorskip("selenium.webdriver")
 from browser_kit import errors, ready, smallest_board_text, start, wait  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
@@ -175,16 +176,20 @@ def test_a_phone_wide_page_has_no_horizontal_scroll_and_announces_its_status(ser
     for _ in range(400):  # to the end, by clicking
         if "Game over" in browser.find_element(By.ID, "status").text:
             break
-        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
-                   if b.is_displayed() and b.is_enabled()]
-        if buttons:
-            kind = browser.find_element(By.ID, "status").text
-            if kind not in kinds:  # every kind of decision: the board and it on one screen
-                kinds.add(kind)
-                top = browser.find_element(By.ID, "board").rect["y"]
-                assert buttons[0].rect["y"] + buttons[0].rect["height"] - top <= height, kind
-                assert smallest_board_text(browser) >= 9, kind
-            browser.execute_script("arguments[0].click()", buttons[0])
+        try:
+            buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
+                       if b.is_displayed() and b.is_enabled()]
+            if buttons:
+                kind = browser.find_element(By.ID, "status").text
+                if kind not in kinds:  # every kind of decision: the board and it on one screen
+                    top = browser.find_element(By.ID, "board").rect["y"]
+                    assert buttons[0].rect["y"] + buttons[0].rect["height"] - top <= height, \
+                        kind
+                    assert smallest_board_text(browser) >= 9, kind
+                    kinds.add(kind)
+                browser.execute_script("arguments[0].click()", buttons[0])
+        except StaleElementReferenceException:  # (the page redrew between finding and reading:
+            pass  # an opponent's reply arrived; look again)
         time.sleep(0.05)
     assert len(kinds) >= 5, kinds
     assert "Game over" in browser.find_element(By.ID, "status").text
