@@ -51,6 +51,8 @@ def exploit(
         raise typer.BadParameter(f"threads must be an int in 0..{MAX_THREADS}, got {threads}",
                                  param_hint="--threads")
     try:
+        import torch  # noqa: F401  (the train extra: said here, not mid-run)
+
         from machu_env.train.exploit import exploit as run_exploit
         from machu_env.train.ppo import PPOSettings, bf16_supported
     except ImportError as e:

@@ -37,6 +37,8 @@ def train(ctx: typer.Context, resume: bool = False, as_json: bool = False,
     """Self-play or league training (masked PPO) against an opponent pool; see
     machu_env/train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
     try:
+        import torch  # noqa: F401  (the train extra: said here, not mid-run)
+
         from machu_env.train.selfplay import TrainConfig
         from machu_env.train.selfplay import train as run_training
     except ImportError as e:
@@ -161,6 +163,8 @@ def population(
     agent file that plays them as one agent (machu_env/train/population.py). With --psro, grow the
     population by best responses first (PSRO); they are kept in OUT's folder <stem>_psro/."""
     try:
+        import torch  # noqa: F401  (the train extra: said here, not mid-run)
+
         from machu_env.train.population import build
         from machu_env.train.population import psro as run_psro
     except ImportError as e:
@@ -203,6 +207,8 @@ def average(
     """Weight averaging: write one policy whose weights are the weighted mean of the members'
     (an agent and its fine-tune, or snapshots of one run; machu_env/train/average.py)."""
     try:
+        import torch  # noqa: F401  (the train extra: said here, not mid-run)
+
         from machu_env.train.average import average as run_average
         from machu_env.train.average import check_count, parse_weights
     except ImportError as e:

@@ -532,3 +532,20 @@ def test_machu_export_writes_an_agent_file_and_refuses_its_input_as_output(tmp_p
     assert main(["export", str(target), str(target)]) == 2
     err = capsys.readouterr().err
     assert "also an input of this command" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["train", "--timesteps", "10"], ["exploit", "--agent", "gold"],
+                                  ["average", "--members", "ppo-2p,ppo-2p-v1", "--out", "x"]])
+def test_without_torch_a_training_command_says_how_to_install_it(argv, monkeypatch, capsys,
+                                                                 tmp_path):
+    """The core install (no train extra): one line naming the install, before any work."""
+    import sys
+
+    from machu_env.cli import main
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # (import torch: ImportError)
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "needs the train extra" in err and "pip install -e '.[train]'" in err
+    assert err.count("\n") == 1 and not any(tmp_path.iterdir())
