@@ -38,11 +38,8 @@ def test_every_snippet_of_the_site_runs(page, code, tmp_path, monkeypatch):
 
 
 def _resolve(name: str):
-    """``a.b.c`` -> the object, importing the longest module prefix (``agents`` is the
-    installed ``machu_env.agents``)."""
+    """``a.b.c`` -> the object, importing the longest module prefix."""
     parts = name.split(".")
-    if parts[0] in ("agents", "train"):
-        parts = ["machu_env", *parts]
     for k in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:k]))
@@ -72,7 +69,7 @@ def _needs_docs(obj) -> list[tuple[str, object]]:
 
 @pytest.mark.parametrize("name", REFERENCE)
 def test_every_object_of_the_api_reference_has_docstrings(name):
-    if name.startswith(("machu_env.envs.rllib", "agents.rllib_policy")):
+    if name.startswith(("machu_env.envs.rllib", "machu_env.agents.rllib_policy")):
         pytest.importorskip("ray.rllib")
     if name.startswith("machu_env.envs.openspiel"):
         pytest.importorskip("pyspiel")
