@@ -117,7 +117,7 @@ def profile(name: str) -> dict:
 
 
 def main() -> None:
-    from machu_env.benchmarks.machine import cpu_model
+    from machu_env.bench.machine import cpu_model
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--commands", default=",".join(COMMANDS))

@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
         import numba
 
         numba.set_num_threads(args.threads)
-    from machu_env.benchmarks.machine import describe
+    from machu_env.bench.machine import describe
 
     rows = []
     with tempfile.TemporaryDirectory() as scratch:

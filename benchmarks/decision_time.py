@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 import time
 from pathlib import Path
 
@@ -26,13 +25,8 @@ import numpy as np
 
 from machu_env.agents import make_agent
 from machu_env.agents.tournament import _agent_kwargs
+from machu_env.bench.machine import describe
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
-
-try:
-    from machu_env.benchmarks.machine import describe
-except ImportError:  # run as a script: python benchmarks/decision_time.py
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from machine import describe
 
 
 def time_decisions(agent: str, opponent: str, players: int, games: int, seed: int = 0,

@@ -25,11 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-try:
-    from machu_env.benchmarks.machine import describe
-except ImportError:  # run as a script: python benchmarks/probe_speed.py
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from machine import describe
+from machu_env.bench.machine import describe
 
 
 def probe(agent: str, players: int, seed: int, steps: int, games: int, epochs: int,

@@ -21,7 +21,7 @@ from machu_env.rules import layout as L
 from machu_env.rules.actions import NUM_ACTIONS
 
 
-@njit(cache=True)
+@njit(cache=False)  # (a script outside the package: compiled for each run)
 def _record(num: int, num_players: int, seed: int) -> tuple:
     """``num`` positions with a pending decision, and a random legal action for each."""
     states = np.zeros((num, L.STATE_SIZE), np.int32)
@@ -42,7 +42,7 @@ def _record(num: int, num_players: int, seed: int) -> tuple:
     return states, actions
 
 
-@njit(cache=True)
+@njit(cache=False)  # (a script outside the package: compiled for each run)
 def _t_legal(states, scratch, buf):
     tot = 0
     for k in range(states.shape[0]):
@@ -51,34 +51,34 @@ def _t_legal(states, scratch, buf):
     return tot
 
 
-@njit(cache=True)
+@njit(cache=False)  # (a script outside the package: compiled for each run)
 def _t_apply(states, actions, scratch):
     for k in range(states.shape[0]):
         scratch[:] = states[k]
         apply_decision(scratch, actions[k])
 
 
-@njit(cache=True)
+@njit(cache=False)  # (a script outside the package: compiled for each run)
 def _t_copy(states, scratch):
     for k in range(states.shape[0]):
         scratch[:] = states[k]
 
 
-@njit(cache=True)
+@njit(cache=False)  # (a script outside the package: compiled for each run)
 def _t_step(states, actions, scratch, buf):
     for k in range(states.shape[0]):
         scratch[:] = states[k]
         step(scratch, actions[k], buf)
 
 
-@njit(cache=True)
+@njit(cache=False)  # (a script outside the package: compiled for each run)
 def _t_encode(states, scratch, out):
     for k in range(states.shape[0]):
         scratch[:] = states[k]
         encode(scratch, scratch[L.DECIDER], out)
 
 
-@njit(cache=True)
+@njit(cache=False)  # (a script outside the package: compiled for each run)
 def _t_setup(num, num_players, rng, scratch, buf):
     for _ in range(num):
         init_state(scratch, num_players, rng, -1, False)

@@ -26,14 +26,9 @@ import time
 from pathlib import Path
 
 import numba
+from train_speed import machu_train
 
-try:
-    from machu_env.benchmarks.machine import describe
-    from machu_env.benchmarks.train_speed import machu_train
-except ImportError:  # run as a script: python benchmarks/thread_scaling.py
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from machine import describe
-    from train_speed import machu_train
+from machu_env.bench.machine import describe
 
 WAYS = {"1 thread": (1, False), "2 threads": (2, False), "2 threads, overlap": (2, True),
         "2 processes, 1 thread each": (1, "processes")}

@@ -50,13 +50,9 @@ import tempfile
 import time
 from pathlib import Path
 
-try:
-    from machu_env.benchmarks.machine import describe
-    from machu_env.benchmarks.train_speed import maskable_setup
-except ImportError:  # run as a script: python benchmarks/time_to_strength.py
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from machine import describe
-    from train_speed import maskable_setup
+from train_speed import maskable_setup
+
+from machu_env.bench.machine import describe
 
 PREVIOUS = ("--imitate '' --n-envs 128 --n-steps 128 --batch-size 4096 --n-epochs 4 "
             "--net-arch 256,256 --learning-rate 3e-4 --precision fp32 --threads 0")
@@ -216,7 +212,7 @@ def ladder_table(runs: dict[str, list[dict]], players: int, peer: dict | None) -
 
 def maskable_ppo_for(seconds: float, players: int, seed: int, games: int,
                      ladder: bool = False) -> dict:
-    """The peer a user would pick: sb3-contrib's MaskablePPO on ``PoolVecEnv`` (the default
+    """The peer a user would pick: sb3-contrib's MaskablePPO on ``MachuPicchuVecEnv`` (the default
     pool, one frozen copy of its initial policy as ``self``), ``machu train``'s network and
     PPO settings, trained for ``seconds`` of wall-clock (its set-up included); then its win
     share against ``gold`` over ``games`` games (argmax, seats rotated)."""

@@ -5,11 +5,11 @@ RLlib's PPO on the batch engine, and the training env's own speed without a lear
 
 Every learner trains from seed 0 for the same number of learner decisions (env steps) with the
 same PPO settings (``machu train``'s defaults: 128 games x 128 steps, minibatch 4096, 2 epochs)
-and the same opponent pool (``PoolVecEnv`` with the default weights of random, the fair
+and the same opponent pool (``MachuPicchuVecEnv`` with the default weights of random, the fair
 ``builder`` and ``gold``, and one frozen copy of the initial policy as ``self``):
 
-* ``maskable_ppo`` — sb3-contrib's MaskablePPO on ``PoolVecEnv`` (the trainer ``machu train``
-  used before ``machu_env.train.ppo``), two 256x256 networks (sb3 has no shared trunk for PPO), the
+* ``maskable_ppo`` — sb3-contrib's MaskablePPO on ``MachuPicchuVecEnv`` (a peer trainer, the
+  one a user of SB3 picks), two 256x256 networks (sb3 has no shared trunk for PPO), the
   frozen copy playing through its own ``predict``;
 * ``machu_train_fp32`` / ``machu_train_bf16`` — ``train.selfplay.train`` (what ``machu train``
   runs; its default network, one 256x256 trunk that the policy and value heads share; bf16 only
@@ -24,9 +24,9 @@ and the same opponent pool (``PoolVecEnv`` with the default weights of random, t
   (``COMPILED_POOL``, no frozen policy), with the same network and PPO settings (where RLlib
   is installed; RLlib's module has two networks);
 * ``env_random`` / ``env_compiled_pool`` — the env alone (``gym.make_vec`` over the same
-  ``PoolVecEnv``, 128 games as the trainer, random legal learner actions from its compiled
-  sampler): learner steps per second against random opponents (the VectorEnv's raw speed) and
-  against ``COMPILED_POOL`` (``gold``'s lookahead is most of the difference).
+  batch core, ``LearnerBatch``, 128 games as the trainer, random legal learner actions from its
+  compiled sampler): learner steps per second against random opponents (the VectorEnv's raw
+  speed) and against ``COMPILED_POOL`` (``gold``'s lookahead is most of the difference).
 
 Each learner first runs one short warm-up (numba's compiled kernels, torch's first calls).
 Writes a table to stdout and ``train_speed.json`` (machine, versions, date) under ``--out``.
@@ -38,29 +38,23 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from autoreset_speed import vector_steps
+
 from machu_env._extras import install_hint
-from machu_env.envs.pool_env import PoolVecEnv
+from machu_env.bench.machine import describe
+from machu_env.envs.sb3 import MachuPicchuVecEnv
 from machu_env.train.ppo import bf16_supported
 from machu_env.train.selfplay import TrainConfig, train
-
-try:
-    from machu_env.benchmarks.autoreset_speed import vector_steps
-    from machu_env.benchmarks.machine import describe
-except ImportError:  # run as a script: python benchmarks/train_speed.py
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from autoreset_speed import vector_steps
-    from machine import describe
 
 NEVER = 10**12  # no evaluation or snapshot during a measured run
 
 
 def maskable_setup(players: int, seed: int = 0, **settings):
-    """(MaskablePPO, its config): sb3-contrib's MaskablePPO on ``PoolVecEnv`` with ``machu
+    """(MaskablePPO, its config): sb3-contrib's MaskablePPO on ``MachuPicchuVecEnv`` with ``machu
     train``'s network and PPO settings (``settings`` override ``TrainConfig``'s), one frozen
     copy of its initial policy playing ``self``."""
     import numpy as np
@@ -68,7 +62,8 @@ def maskable_setup(players: int, seed: int = 0, **settings):
     from sb3_contrib import MaskablePPO
 
     c = TrainConfig(players=players, **settings)
-    env = PoolVecEnv(c.n_envs, players, seed=seed, pool=c.pool)
+    env = MachuPicchuVecEnv(c.n_envs, players, seed=seed, pool=c.pool,
+                            max_learner_steps=1000)
     layers = c.layers()
     model = MaskablePPO("MlpPolicy", env, n_steps=c.n_steps, batch_size=c.batch_size,
                         n_epochs=c.n_epochs, learning_rate=c.learning_rate, gamma=c.gamma,
@@ -89,7 +84,7 @@ def maskable_setup(players: int, seed: int = 0, **settings):
 
 
 def maskable_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
-    """MaskablePPO on ``PoolVecEnv``: env steps per second of ``learn`` (wall time).
+    """MaskablePPO on ``MachuPicchuVecEnv``: env steps per second of ``learn`` (wall time).
     ``settings`` override ``TrainConfig``'s (tests use small rollouts)."""
     model, c = maskable_setup(players, seed, **settings)
     rollout = c.n_envs * c.n_steps
@@ -126,7 +121,7 @@ PREVIOUS = {"net_arch": "256,256", "n_epochs": 4}  # the recipe before 2026-11-2
 
 
 def env_rate(opponents: str, players: int, num_envs: int = 128, seconds: float = 5.0) -> dict:
-    """Learner steps per second of the training env alone (``gym.make_vec``: ``PoolVecEnv``
+    """Learner steps per second of the training env alone (``gym.make_vec``: ``LearnerBatch``
     inside; ``autoreset_speed.vector_steps``), random legal learner actions."""
     steps, secs = vector_steps(num_envs, seconds, None, players, opponents)
     return {"steps": steps, "seconds": round(secs, 2), "steps_per_second": round(steps / secs, 1),

@@ -31,11 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-try:
-    from machu_env.benchmarks.machine import describe
-except ImportError:  # run as a script: python benchmarks/web_load.py
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from machine import describe
+from machu_env.bench.machine import describe
 
 
 class Client:

@@ -304,7 +304,7 @@ def main() -> None:
     finally:
         browser.quit()
         server.terminate()
-    from machu_env.benchmarks.machine import cpu_model
+    from machu_env.bench.machine import cpu_model
 
     record = {"command": f"python benchmarks/web_phone.py --opponent {args.opponent} --seed "
                          f"{args.seed}", "date": time.strftime("%Y-%m-%d"),

@@ -4,7 +4,7 @@ Numba's own ``cache=True`` writes ``*.nbi``/``*.nbc`` files next to the sources 
 installed package, where they outlive ``pip uninstall``) and invalidates a function only when
 its own file changes, although the constants of ``data.py`` and ``layout.py`` are compiled into
 every kernel. This module registers a cache locator, used for the functions of ``machu_env``
-(and the benchmark scripts installed as ``machu_env.benchmarks``) only, that puts their cache in
+only, that puts their cache in
 
     <root>/numba-<key>/<package folder>/
 
@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 import getpass
 import hashlib
-import importlib.util
 import os
 import platform
 import sys
@@ -38,7 +37,6 @@ import numpy as np
 from numba.core import caching
 
 PACKAGE = "machu_env"
-SUBPACKAGES = ("benchmarks",)  # a top-level folder installed as machu_env.<name>
 
 
 def _candidate_roots() -> list[tuple[str, str]]:
@@ -174,15 +172,7 @@ def _make_root() -> Path:
 def source_roots() -> dict[str, Path]:
     """Folder of each package whose functions this cache serves: name -> path."""
     here = Path(__file__).resolve().parent
-    roots = {PACKAGE: here}
-    for name in SUBPACKAGES:
-        try:
-            spec = importlib.util.find_spec(f"{PACKAGE}.{name}")
-        except (ImportError, ValueError):
-            spec = None
-        if spec is not None and spec.submodule_search_locations:
-            roots[name] = Path(next(iter(spec.submodule_search_locations))).resolve()
-    return roots
+    return {PACKAGE: here}
 
 
 @functools.lru_cache(maxsize=1)

@@ -3,11 +3,9 @@
     python scripts/layers.py check      # lint-imports with the contracts of pyproject.toml
     python scripts/layers.py draw       # rewrite the layer picture in docs/architecture.md
 
-The repository's ``agents/``, ``train/`` and ``benchmarks/`` install as ``machu_env.agents`` etc.
-(pyproject's ``package-dir``): a tool that walks ``machu_env/`` alone would not see them. Both
-commands first lay the sources out as they are installed (a copy in a temporary folder), then
-read that: import-linter checks the contracts, grimp (import-linter's graph) counts the imports
-between layers for the picture, so the picture cannot drift from the code.
+Both read the package folder ``machu_env/`` of the checkout as it is: import-linter checks the
+contracts, grimp (import-linter's graph) counts the imports between layers for the picture, so
+the picture cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -17,23 +15,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SUBPACKAGES = ("benchmarks",)  # a top-level folder installed as machu_env.<name>
 DOC = ROOT / "docs" / "architecture.md"
 BEGIN, END = "<!-- layers:begin (scripts/layers.py draw) -->", "<!-- layers:end -->"
-
-
-def installed_layout(folder: Path) -> Path:
-    """Copy the sources into ``folder`` as ``pip install .`` lays them out; the folder."""
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "checkpoints", "results", "sweeps",
-                                    "static")
-    shutil.copytree(ROOT / "machu_env", folder / "machu_env", ignore=ignore)
-    for name in SUBPACKAGES:
-        shutil.copytree(ROOT / name, folder / "machu_env" / name, ignore=ignore)
-    return folder
 
 
 def layers() -> list[list[str]]:
@@ -46,12 +32,16 @@ def layers() -> list[list[str]]:
 
 
 def check() -> int:
-    """Run lint-imports over the installed layout; its exit status."""
-    with tempfile.TemporaryDirectory() as tmp:
-        installed_layout(Path(tmp))
-        env = {**os.environ, "PYTHONPATH": tmp}
-        return subprocess.run(["lint-imports", str(ROOT / "pyproject.toml"),
-                               "--no-cache"], cwd=tmp, env=env).returncode
+    """Run lint-imports over the checkout's package; its exit status."""
+    return lint(ROOT).returncode
+
+
+def lint(folder: Path, capture: bool = False) -> subprocess.CompletedProcess:
+    """lint-imports with pyproject's contracts over the ``machu_env`` package in ``folder``."""
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    return subprocess.run([shutil.which("lint-imports") or "lint-imports",
+                           str(ROOT / "pyproject.toml"), "--no-cache"], cwd=folder, env=env,
+                          capture_output=capture, text=True)
 
 
 _GRAPH = """
@@ -73,16 +63,13 @@ print(json.dumps(counts))
 
 def edges() -> dict[tuple[str, str], int]:
     """(importer layer, imported layer) -> number of module imports, from the code: grimp in a
-    fresh interpreter over the installed layout (an interpreter that already imported
-    ``machu_env`` would read the repository's package instead)."""
+    fresh interpreter, over the checkout's package."""
     import json
 
     names = [m for row in layers() for m in row]
-    with tempfile.TemporaryDirectory() as tmp:
-        installed_layout(Path(tmp))
-        out = subprocess.run([sys.executable, "-c", _GRAPH, json.dumps(names)], cwd=tmp,
-                             env={**os.environ, "PYTHONPATH": tmp}, capture_output=True,
-                             text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", _GRAPH, json.dumps(names)], cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+                         text=True, check=True).stdout
     return {tuple(k.split(" ")): n for k, n in json.loads(out).items()}
 
 

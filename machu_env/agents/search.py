@@ -18,9 +18,9 @@ import numpy as np
 from numba import njit
 
 from machu_env.agents.base import check_seconds
-from machu_env.agents.heuristic import GOLD_WEIGHTS, position_value
 from machu_env.core.game import Game
 from machu_env.engine.flow import step
+from machu_env.engine.lookahead import GOLD_WEIGHTS, position_value
 from machu_env.engine.redeal import redeal
 from machu_env.engine.rng import below, seed_state
 from machu_env.engine.scoring import SC_SCORE, SC_WINNER, final_scores

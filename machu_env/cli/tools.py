@@ -16,12 +16,11 @@ from machu_env.rules.actions import action_table
 # --- bench, rules --------------------------------------------------------------------------------
 def bench(quick: bool = typer.Option(False, help="shorter timings, fewer points"),
           out: Path = typer.Option(Path("runs/bench"), help="output folder")) -> None:
-    """Run the throughput benchmark suite (benchmarks/run.py) and compare this machine with
-    the docs' figures."""
-    from machu_env.benchmarks import run
+    """Run the throughput benchmark suite and compare this machine with the docs' figures."""
+    from machu_env.bench import suite
 
     output_folder(out, "--out")
-    run.main(["--out", str(out), *(["--quick"] if quick else [])])
+    suite.main(["--out", str(out), *(["--quick"] if quick else [])])
 
 
 def warmup(workers: int = typer.Option(0, min=0, max=64, help="processes compiling at once "

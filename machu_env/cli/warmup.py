@@ -51,17 +51,18 @@ def _heuristics() -> None:
 def _batch() -> None:
     import numpy as np
 
-    from machu_env.envs.pool_env import PoolVecEnv
+    from machu_env.core.learner_batch import LearnerBatch
 
     for players in (2, 3):
         for version in (1, 2, 3):
-            env = PoolVecEnv(8, players, seed=1, observation=version,
+            env = LearnerBatch(8, players, seed=1, observation=version,
                              pool="random:0.25,builder:0.25,gold:0.25,racer:0.25")
             env.reset()
             rng = np.random.default_rng(0)
             for _ in range(60):
                 masks = env.action_masks()
-                env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+                env.advance(env.checked_actions(
+                    np.array([rng.choice(np.flatnonzero(m)) for m in masks])))
 
 
 def _recorded() -> None:

@@ -8,6 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from machu_env.engine import batch as K
+from machu_env.rules.actions import NUM_ACTIONS
+
 MAX_SEED = 2**64 - 1  # the generator's state is 64 bits: larger seeds would alias
 MAX_ENVS = 2**20  # games in one batch (about 6 KB of buffers each: some 6 GB at the most)
 GAME_OPTIONS = ("start_player", "hands", "deck", "learning_game")
@@ -67,3 +70,31 @@ class UnknownOptionError(ValueError, TypeError):
     """An env option that does not exist: a ValueError like every bad input here, and the
     TypeError Python raises for an unexpected keyword argument (TorchRL's ``GymEnv`` tries
     ``frameskip`` and drops it on that TypeError)."""
+
+
+def action_array(actions: Any, n: int, who: str = "actions") -> np.ndarray:
+    """``actions`` as int32 ids, checked before any cast: an integer array (not bool) of shape
+    ``(n,)`` with every id in ``0..NUM_ACTIONS-1``; ValueError otherwise (``2**32 + k`` is not
+    ``k``, ``0.9`` is not 0)."""
+    arr = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+    if arr.shape != (n,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{who} must be an integer array of shape ({n},) holding action ids "
+                         f"0..{NUM_ACTIONS - 1}; got a {arr.dtype} array of shape {arr.shape}")
+    if n and (arr.min() < 0 or arr.max() >= NUM_ACTIONS):  # (no mask on the usual path)
+        games = np.flatnonzero((arr < 0) | (arr >= NUM_ACTIONS))
+        shown = ", ".join(f"game {i}: {arr[i]}" for i in games[:10])
+        raise ValueError(f"{who}: ids must be in 0..{NUM_ACTIONS - 1}; out of range in "
+                         f"{len(games)} game(s): {shown}")
+    return arr.astype(np.int32)
+
+
+def refuse_illegal(bufs: np.ndarray, counts: np.ndarray, actions: np.ndarray, who: str,
+                   hint: str) -> None:
+    """ValueError naming the games (rows of ``bufs``) where ``actions`` is not legal."""
+    bad = np.zeros(len(actions), dtype=np.int8)
+    K.illegal_games(bufs, counts, actions, bad)
+    if bad.any():
+        games = np.flatnonzero(bad)
+        shown = ", ".join(f"game {i}: {int(actions[i])}" for i in games[:10])
+        more = f" (and {len(games) - 10} more)" if len(games) > 10 else ""
+        raise ValueError(f"illegal {who} in {len(games)} game(s): {shown}{more}; {hint}")

@@ -99,53 +99,6 @@ def random_playout(states, bufs, counts, rngs, steps, num_players, learning, sta
                 _new_game(states, bufs, counts, rngs, i, num_players, learning)
 
 
-@njit(cache=True)
-def _random_until_seat(states, bufs, counts, rngs, i, seat):
-    """Random opponents move in game i until ``seat`` decides or the game is over."""
-    s = states[i]
-    while counts[i] > 0 and s[L.DECIDER] != seat:
-        counts[i] = step(s, bufs[i, below(rngs, i, counts[i])], bufs[i])
-
-
-@njit(cache=True)
-def _learner_new_game(states, bufs, counts, rngs, seats, i, fixed_seat, num_players, learning,
-                      random_opponents):
-    """Restart game i, draw the learner's seat, let random opponents move first."""
-    while True:
-        _new_game(states, bufs, counts, rngs, i, num_players, learning)
-        seats[i] = fixed_seat if fixed_seat >= 0 else below(rngs, i, num_players)
-        if random_opponents:
-            _random_until_seat(states, bufs, counts, rngs, i, seats[i])
-        if counts[i] > 0:  # (a game that random opponents finish alone is restarted)
-            return
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def learner_reset_all(states, bufs, counts, rngs, seats, fixed_seat, num_players, learning,
-                      random_opponents):
-    for i in prange(states.shape[0]):
-        _learner_new_game(states, bufs, counts, rngs, seats, i, fixed_seat, num_players,
-                          learning, random_opponents)
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def learner_step_all(states, bufs, counts, rngs, seats, actions, rewards, dones, terminal_obs,
-                     scratch, score_rows, fixed_seat, num_players, learning, mode):
-    """The learner's decision in every game, then random opponents until the learner decides
-    again; finished games report the learner's terminal reward and observation and restart."""
-    for i in prange(states.shape[0]):
-        counts[i] = step(states[i], actions[i], bufs[i])
-        _random_until_seat(states, bufs, counts, rngs, i, seats[i])
-        rewards[i] = 0.0
-        dones[i] = counts[i] == 0
-        if dones[i]:
-            _finish(states, i, scratch, mode, score_rows[i])
-            rewards[i] = score_rows[i, seats[i]]
-            encode(states[i], seats[i], terminal_obs[i])
-            _learner_new_game(states, bufs, counts, rngs, seats, i, fixed_seat, num_players,
-                              learning, True)
-
-
 @njit(cache=True, parallel=True, nogil=True)
 def step_some(states, bufs, counts, idx, actions):
     """One decision in the games ``idx`` (no restart)."""

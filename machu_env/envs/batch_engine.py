@@ -12,7 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from machu_env.core.checks import MAX_ENVS, check_bool, check_int, check_seed
+from machu_env.core.checks import (
+    MAX_ENVS,
+    action_array,
+    check_bool,
+    check_int,
+    check_seed,
+    refuse_illegal,
+)
 from machu_env.core.game import Game
 from machu_env.core.reward_modes import check_reward_mode
 from machu_env.engine import batch as K
@@ -125,34 +132,6 @@ class BatchEngine:
     def state_bytes_per_game(self) -> int:
         """Bytes of game state per game (one row of ``states``)."""
         return self.states.itemsize * self.states.shape[1]
-
-
-def action_array(actions: Any, n: int, who: str = "actions") -> np.ndarray:
-    """``actions`` as int32 ids, checked before any cast: an integer array (not bool) of shape
-    ``(n,)`` with every id in ``0..NUM_ACTIONS-1``; ValueError otherwise (``2**32 + k`` is not
-    ``k``, ``0.9`` is not 0)."""
-    arr = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
-    if arr.shape != (n,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"{who} must be an integer array of shape ({n},) holding action ids "
-                         f"0..{NUM_ACTIONS - 1}; got a {arr.dtype} array of shape {arr.shape}")
-    if n and (arr.min() < 0 or arr.max() >= NUM_ACTIONS):  # (no mask on the usual path)
-        games = np.flatnonzero((arr < 0) | (arr >= NUM_ACTIONS))
-        shown = ", ".join(f"game {i}: {arr[i]}" for i in games[:10])
-        raise ValueError(f"{who}: ids must be in 0..{NUM_ACTIONS - 1}; out of range in "
-                         f"{len(games)} game(s): {shown}")
-    return arr.astype(np.int32)
-
-
-def refuse_illegal(bufs: np.ndarray, counts: np.ndarray, actions: np.ndarray, who: str,
-                   hint: str) -> None:
-    """ValueError naming the games (rows of ``bufs``) where ``actions`` is not legal."""
-    bad = np.zeros(len(actions), dtype=np.int8)
-    K.illegal_games(bufs, counts, actions, bad)
-    if bad.any():
-        games = np.flatnonzero(bad)
-        shown = ", ".join(f"game {i}: {int(actions[i])}" for i in games[:10])
-        more = f" (and {len(games) - 10} more)" if len(games) > 10 else ""
-        raise ValueError(f"illegal {who} in {len(games)} game(s): {shown}{more}; {hint}")
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:

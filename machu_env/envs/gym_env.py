@@ -35,7 +35,13 @@ from machu_env.core.errors import IllegalActionError, OpponentError, ResetNeeded
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 from machu_env.core.reward_modes import check_reward_mode, terminal_rewards
 from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
-from machu_env.envs.named_opponents import Policy, check_opponents, random_policy, seat_policies
+from machu_env.envs.named_opponents import (
+    Policy,
+    check_opponents,
+    play_seats,
+    random_policy,
+    seat_policies,
+)
 from machu_env.rules.actions import NUM_ACTIONS
 from machu_env.views.render import check_render_player, render_rgb, render_text
 
@@ -187,20 +193,9 @@ class MachuPicchuGymEnv(gym.Env):
         return not self.game.is_over and len(self.game.history) >= self.max_decisions
 
     def _play_opponents(self) -> None:
-        """Opponents decide until the learner does (or the game ends); OpponentError naming the
-        seat when a policy raises or answers an illegal action."""
-        game = self.game
-        while not game.is_over and game.current_player != self.seat and not self._truncated():
-            seat = game.current_player
-            try:
-                choice = self._policies[seat](game)
-            except Exception as e:
-                raise OpponentError(f"the opponent policy at seat {seat} raised "
-                                    f"{type(e).__name__}: {e}") from e
-            try:
-                game.play(choice)
-            except IllegalActionError as e:
-                raise OpponentError(f"the opponent policy at seat {seat} answered {e}") from None
+        """Opponents decide until the learner does (or the game ends or is cut)."""
+        play_seats(self.game, {p: f for p, f in enumerate(self._policies) if f is not None},
+                   self.max_decisions)
 
     def _obs(self) -> np.ndarray:
         return self.game.observation(self.seat)

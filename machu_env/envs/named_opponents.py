@@ -13,11 +13,12 @@ ones: ``(observations, masks) -> actions``).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from machu_env.core.errors import IllegalActionError, OpponentError
 from machu_env.core.game import Game
 
 Policy = Callable[[Game], "int | str"]
@@ -27,7 +28,7 @@ NAMED = ("random", "builder", "gold", "racer")
 def parse_named(text: str) -> dict[str, float]:
     """A pool string of named opponents -> weights (ValueError naming the allowed members;
     ``self``, the training pool's frozen snapshots, belongs to training only)."""
-    from machu_env.envs.pool_env import parse_pool
+    from machu_env.core.opponent_pool import parse_pool
 
     weights = parse_pool(text)
     if weights.get("self", 0.0) > 0:
@@ -100,3 +101,23 @@ def seat_policies(opponents: Any, others: list[int], rng: np.random.Generator
     if callable(opponents):
         return dict.fromkeys(others, opponents)
     return dict(zip(others, opponents, strict=True))
+
+
+def play_seats(game: Game, policies: Mapping[int, Policy], max_decisions: int) -> None:
+    """The policies at their seats decide until a seat without one does (the learner, an
+    agent), the game ends or reaches ``max_decisions``; OpponentError naming the seat when a
+    policy raises or answers an illegal action."""
+    while not game.is_over and len(game.history) < max_decisions:
+        seat = game.current_player
+        policy = policies.get(seat)
+        if policy is None:
+            return
+        try:
+            choice = policy(game)
+        except Exception as e:
+            raise OpponentError(f"the opponent policy at seat {seat} raised "
+                                f"{type(e).__name__}: {e}") from e
+        try:
+            game.play(choice)
+        except IllegalActionError as e:
+            raise OpponentError(f"the opponent policy at seat {seat} answered {e}") from None

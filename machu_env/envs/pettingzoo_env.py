@@ -34,7 +34,7 @@ from machu_env.core.errors import IllegalActionError, OpponentError, ResetNeeded
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 from machu_env.core.reward_modes import check_reward_mode, terminal_rewards
 from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
-from machu_env.envs.named_opponents import check_opponents, seat_policies
+from machu_env.envs.named_opponents import check_opponents, play_seats, seat_policies
 from machu_env.rules.actions import NUM_ACTIONS, parse_action
 from machu_env.views.render import check_render_player, render_rgb, render_text
 
@@ -203,21 +203,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
             self.agent_selection = self.possible_agents[game.current_player]
 
     def _play_opponents(self) -> None:
-        """The built-in opponents decide until an agent does (OpponentError naming the seat
-        when one fails)."""
-        game = self.game
-        while (self._policies and not game.is_over and game.current_player in self._policies
-               and len(game.history) < self.max_decisions):
-            seat = game.current_player
-            try:
-                choice = self._policies[seat](game)
-            except Exception as e:
-                raise OpponentError(f"the opponent policy at seat {seat} raised "
-                                    f"{type(e).__name__}: {e}") from e
-            try:
-                game.play(choice)
-            except IllegalActionError as e:
-                raise OpponentError(f"the opponent policy at seat {seat} answered {e}") from None
+        """The built-in opponents decide until an agent does (or the game ends or is cut)."""
+        play_seats(self.game, self._policies, self.max_decisions)
 
     def render(self) -> str | np.ndarray | None:
         """``ansi``: the board as text; ``human``: printed; ``rgb_array``: the SVG board

@@ -13,8 +13,9 @@ All ``num_envs`` games live in one batch of flat int32 states and are stepped by
 engine in parallel: no per-game Python objects (``gym.make_vec`` would otherwise wrap one single
 env per game in a ``SyncVectorEnv``). The learner holds one seat per game (fixed with
 ``learner_seat``, or drawn for each new game); the other seats are played inside the batch by the
-``opponents`` pool (``machu_env/envs/pool_env.py``: ``random``, ``builder``, ``gold`` and ``racer``
-in compiled code with weights, like ``"random:1"`` or ``"builder:1,gold:3"``;
+``opponents`` pool (the batch core ``machu_env/core/learner_batch.py``: ``random``,
+``builder``, ``gold`` and ``racer`` in compiled code with weights, like ``"random:1"`` or
+``"builder:1,gold:3"``;
 ``set_opponent_policies`` adds frozen policies, all asked in one batched call per opponent turn;
 ``opponents`` may also be such a batched policy ``(observations, masks) -> actions`` or a list of
 them). The pool string is the one vocabulary of every env (``envs.named_opponents``).
@@ -41,7 +42,7 @@ Conventions (Gymnasium 1.x):
   seed starts new games from the next streams.
 
 When every opponent is compiled, a step is one fused compiled pass per game
-(``PoolVecEnv.advance_compiled``), equal to the general path; ``copy=False`` returns the env's
+(``LearnerBatch.advance_compiled``), equal to the general path; ``copy=False`` returns the env's
 own buffers, as in Gymnasium's ``SyncVectorEnv``.
 
 Bad input — an action that is not an id or not legal, a wrong shape, bad options — raises
@@ -59,6 +60,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from machu_env.core.checks import MAX_ENVS, check_int, check_seed
 from machu_env.core.errors import ResetNeeded
 from machu_env.core.game import DEFAULT_MAX_DECISIONS
+from machu_env.core.learner_batch import LearnerBatch
 from machu_env.engine import batch as K
 from machu_env.engine.observation import OBS_HIGH, OBS_SIZE
 from machu_env.rules.actions import NUM_ACTIONS
@@ -74,7 +76,7 @@ class LegalActions(spaces.MultiDiscrete):
         self._env = env
 
     def sample(self, mask=None, probability=None):
-        if mask is None and probability is None and self._env._started:
+        if mask is None and probability is None and self._env.batch.started:
             return self._env.random_actions().astype(self.dtype)
         return super().sample(mask=mask, probability=probability)
 
@@ -117,8 +119,6 @@ class MachuPicchuVectorEnv(VectorEnv):
                  render_mode: str | None = None, copy: bool = True,
                  autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
                  obs_format: str = "array") -> None:
-        from machu_env.envs.pool_env import PoolVecEnv
-
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode must be None or 'rgb_array' (one frame per game), "
                              f"got {render_mode!r}")
@@ -145,12 +145,13 @@ class MachuPicchuVectorEnv(VectorEnv):
             raise ValueError(f"opponents is a pool string like 'random:1' or 'gold:1', a "
                              f"batched policy (observations, masks) -> actions or a list of "
                              f"them; got {opponents!r:.80}")
-        self._core = PoolVecEnv(num_envs, num_players, seed=seed, pool=opponents,
-                                learner_seat=learner_seat, reward=reward,
-                                learning_game=learning_game,
-                                max_learner_steps=max_learner_steps, max_decisions=max_decisions)
-        n = self.num_envs = self._core.num_envs
-        self.num_players = self._core.num_players
+        self.batch = LearnerBatch(num_envs, num_players, seed=seed, pool=opponents,
+                                  learner_seat=learner_seat, reward=reward,
+                                  learning_game=learning_game,
+                                  max_learner_steps=max_learner_steps,
+                                  max_decisions=max_decisions)
+        n = self.num_envs = self.batch.num_envs
+        self.num_players = self.batch.num_players
         self.single_observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (n, OBS_SIZE), np.float32)
         if obs_format == "dict":
@@ -164,13 +165,12 @@ class MachuPicchuVectorEnv(VectorEnv):
         self.action_space = LegalActions(self)
         self.render_mode = render_mode
         if policies is not None:
-            self._core.set_snapshots(policies)
+            self.batch.set_snapshots(policies)
         self._obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
         self._mask_view: np.ndarray | None = None  # its int8 view, as the infos give it
         self._sample_rngs = K.seed_streams(check_seed("seed", seed), n, 2**20)
         self._sampled = np.zeros(n, dtype=np.int32)
-        self._started = False
         self._waiting = np.zeros(n, dtype=np.bool_)  # next_step: slots that ended last step
 
     # --- Gymnasium API --------------------------------------------------------------------------
@@ -183,39 +183,38 @@ class MachuPicchuVectorEnv(VectorEnv):
             if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
                 raise ValueError(f"seed must be one int (every game draws its own stream from "
                                  f"it) or None, got {seed!r}")
-            self._core.seed(int(seed))
+            self.batch.seed(int(seed))
             self._sample_rngs = K.seed_streams(int(seed), self.num_envs, 2**20)
-        self._core.reset()
-        self._started = True
+        self.batch.reset()
         self._waiting[:] = False
-        self._core.observe(self._obs, self._mask)
+        self.batch.observe(self._obs, self._mask)
         return self._outputs()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
         """One learner decision in every game (``actions``: legal ids, shape ``(num_envs,)``),
         the opponents' replies, and the restart of the games that ended."""
-        if not self._started:
+        if not self.batch.started:
             raise ResetNeeded("step() before reset(): call reset() first")
         waiting = self._waiting.copy()  # next_step: these slots start their new game now
         if waiting.any():  # their actions are ignored (any legal one stands in)
             actions = np.array(actions, copy=True) if hasattr(actions, "__len__") else actions
             if isinstance(actions, np.ndarray) and actions.shape == (self.num_envs,) \
                     and actions.dtype.kind in "iu":
-                actions[waiting] = self._core._bufs[waiting, 0]
-        a = self._core._checked_actions(actions)  # ValueError, nothing changed
-        fused = self._core.compiled_only
+                actions[waiting] = self.batch.first_legal(waiting)
+        a = self.batch.checked_actions(actions)  # ValueError, nothing changed
+        fused = self.batch.compiled_only
         if fused:  # every opponent compiled: one fused pass
             if self.copy:  # written by the pass itself: new arrays, no second pass to copy
                 self._obs, self._mask = np.empty_like(self._obs), np.empty_like(self._mask)
-            rewards, ended, cut, final_rows, won_rows = self._core.advance_compiled(
+            rewards, ended, cut, final_rows, won_rows = self.batch.advance_compiled(
                 a, self._obs, self._mask, ~waiting)
             rewards, terminated, truncated = rewards.copy(), ended.copy(), cut.copy()
             done = np.flatnonzero(ended | cut)
             won_done = won_rows[done].astype(np.bool_)
         else:
-            r = self._core.advance(a, np.flatnonzero(~waiting))
-            self._core.observe(self._obs, self._mask)
+            r = self.batch.advance(a, np.flatnonzero(~waiting))
+            self.batch.observe(self._obs, self._mask)
             rewards = r.rewards
             terminated = np.zeros(self.num_envs, dtype=np.bool_)
             truncated = np.zeros(self.num_envs, dtype=np.bool_)
@@ -223,7 +222,7 @@ class MachuPicchuVectorEnv(VectorEnv):
             truncated[r.cut] = True
             done = np.concatenate([r.ended, r.cut])
             final_rows = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
-            final_rows[r.ended] = self._core._terminal[r.ended]
+            final_rows[r.ended] = self.batch.terminal(r.ended)
             final_rows[r.cut] = r.cut_obs
             won_done = np.concatenate([r.won, np.zeros(r.cut.size, dtype=np.bool_)])
         obs, infos = self._outputs(fresh=fused)
@@ -252,32 +251,28 @@ class MachuPicchuVectorEnv(VectorEnv):
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (compiled; from the env's own
         sampling streams, seeded by ``reset(seed=...)``: no game changes)."""
-        K.random_legal(self._core._bufs, self._core._counts, self._sample_rngs, self._sampled)
+        self.batch.random_legal(self._sample_rngs, self._sampled)
         return self._sampled.copy()
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, 157) bool: the learner's legal actions in every game."""
-        return self._core.action_masks()
+        return self.batch.action_masks()
 
     def set_opponent_policies(self, policies: Any, weights: Any = None) -> None:
         """Frozen policies for the pool's ``self`` member (give the pool a ``self`` weight):
         batched callables ``(observations, masks) -> actions``, or a ``PolicyBank``."""
-        self._core.set_snapshots(policies, weights)
+        self.batch.set_snapshots(policies, weights)
 
     def render(self) -> tuple[np.ndarray, ...] | None:
         """``rgb_array``: one ``(H, W, 3)`` frame per game, what its learner may see."""
         if self.render_mode is None:
             return None
-        if not self._started:
+        if not self.batch.started:
             raise ResetNeeded("render() before reset(): call reset() first")
-        from machu_env.core.game import Game
         from machu_env.views.render import render_rgb
 
-        core = self._core
-        return tuple(render_rgb(Game._from_arrays(self.num_players, None, core.learning_game,
-                                                  core.states[i],
-                                                  core._bufs[i], core._counts[i], []),
-                                int(core.seats[i])) for i in range(self.num_envs))
+        return tuple(render_rgb(self.batch.game(i), int(self.batch.seats[i]))
+                     for i in range(self.num_envs))
 
     def close(self, **kwargs: Any) -> None:
         """Nothing to release (no processes, no files)."""

@@ -36,7 +36,7 @@ class PolicyBank:
         temperatures: per member, instead of ``deterministic``: 0 plays the most probable
             legal action, T > 0 samples from softmax(logits / T) (an agent file's ``play``).
         weights: the members' draw shares when the bank stands for one population agent
-            (``PoolVecEnv.set_snapshots(bank, weights=bank.weights)``); None: equal.
+            (``LearnerBatch.set_snapshots(bank, weights=bank.weights)``); None: equal.
         seed: the sampling generator's seed.
         precision: accepted for symmetry with the learner; the bank computes in float32.
         names: a label per member (the training env reports whom the learner met).

@@ -12,9 +12,9 @@ from typing import Any
 
 from machu_env.agents import policy_file
 from machu_env.core import files
+from machu_env.core.opponent_pool import parse_pool
 from machu_env.core.reward_modes import check_reward_mode
-from machu_env.envs.opponents import COMPILED_NAMES
-from machu_env.envs.pool_env import parse_pool
+from machu_env.engine.pool import COMPILED_NAMES
 from machu_env.train.args import (  # noqa: F401  (re-exported)
     MAX_EVAL_GAMES,
     MAX_POOL,

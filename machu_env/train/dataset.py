@@ -39,9 +39,9 @@ from machu_env.core.game import Game
 from machu_env.core.records import game_record
 from machu_env.core.reward_modes import terminal_rewards
 from machu_env.engine import batch as K
+from machu_env.engine import pool as O
+from machu_env.engine import recording as R
 from machu_env.engine.observation import OBS_MAX_SIZE, OBS_SIZES
-from machu_env.envs import opponents as O
-from machu_env.envs import recording as R
 from machu_env.rules import layout as L
 from machu_env.rules.actions import NUM_ACTIONS
 from machu_env.rules.data import NUM_CARDS

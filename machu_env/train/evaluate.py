@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from machu_env.core.learner_batch import LearnerBatch
 from machu_env.engine.observation import OBS_V2_SIZE
 from machu_env.engine.rewards import SCORE_SCALE  # the "score" reward is the margin / 50
-from machu_env.envs.pool_env import PoolVecEnv
 from machu_env.rules.layout import HISTORY_KINDS
 
 HABITS = ("sacrifice", "offer", "sunclock")  # the decision kinds an evaluation reports per game
@@ -83,21 +83,25 @@ def _play(predict: Predict, opponent: Any, games: int, num_players: int, seed: i
         raise ValueError(f"games must be >= 1, got {games}")
     pool = {opponent: 1.0} if isinstance(opponent, str) else {"self": 1.0}
     # the longest observation (version 3): every predictor reads its prefix
-    env = PoolVecEnv(games, num_players, seed=seed, pool=pool, learner_seat=seat,
+    env = LearnerBatch(games, num_players, seed=seed, pool=pool, learner_seat=seat,
                      reward="score", max_learner_steps=max_learner_steps, observation=3)
     if not isinstance(opponent, str):
         env.set_snapshots(opponent, weights=getattr(opponent, "weights", None))
-    obs = env.reset()
+    env.reset()
     result = np.full(games, -1, dtype=np.int8)
     margin = np.zeros(games, dtype=np.float64)
     cut = np.zeros(games, dtype=np.int8)
     counts = np.zeros((games, len(HABITS)), dtype=np.int64)
     at = [OBS_V2_SIZE + HISTORY_KINDS.index(h) for h in HABITS]  # the learner's own block
     while (result < 0).any():
-        obs, rewards, dones, infos = env.step(predict(obs, env.action_masks()))
-        for i in np.flatnonzero(dones & (result < 0)):
-            result[i] = infos[i]["won"]
-            margin[i] = round(float(rewards[i]) * SCORE_SCALE, 3)
-            cut[i] = infos[i]["TimeLimit.truncated"]
-            counts[i] = np.rint(infos[i]["terminal_observation"][at] * 50)  # (stored / 50)
+        r = env.advance(env.checked_actions(predict(env.observations(), env.action_masks())))
+        finished = np.concatenate([r.ended, r.cut])
+        last = np.concatenate([env.terminal(r.ended), r.cut_obs])
+        won = np.concatenate([r.won, np.zeros(r.cut.size, dtype=np.bool_)])
+        for k in np.flatnonzero(result[finished] < 0):
+            i = finished[k]
+            result[i] = won[k]
+            margin[i] = round(float(r.rewards[i]) * SCORE_SCALE, 3)
+            cut[i] = k >= r.ended.size
+            counts[i] = np.rint(last[k][at] * 50)  # (stored / 50)
     return result, margin, cut, counts

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from machu_env.core.reward_modes import terminal_rewards
-from machu_env.envs import opponents as O
+from machu_env.engine import pool as O
 
 TEACHERS = tuple(O.COMPILED_NAMES)
 MAX_GAMES = 100_000

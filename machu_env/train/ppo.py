@@ -1,4 +1,4 @@
-"""Masked PPO written directly on the batch engine (``PoolVecEnv.advance`` / ``observe``).
+"""Masked PPO written directly on the batch engine (``LearnerBatch.advance`` / ``observe``).
 
 The algorithm is sb3-contrib's MaskablePPO with its defaults (clipped surrogate, GAE, value
 loss without clipping, per-minibatch advantage normalisation, gradient norm clipped at 0.5,

@@ -159,7 +159,7 @@ def _config(settings: dict[str, Any], where: str, **run: Any):
 
 def _heuristics_only(config, where: str) -> None:
     """The pool and the imitation teacher name heuristics (and ``self``) only."""
-    from machu_env.envs.pool_env import parse_pool
+    from machu_env.core.opponent_pool import parse_pool
 
     pool = parse_pool(config.pool)
     others = sorted(set(pool) - {*HEURISTICS, "self"})

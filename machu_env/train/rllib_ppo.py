@@ -62,7 +62,7 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
           resume: str | Path | None = None, trust_pickle: bool = False) -> dict[str, Any]:
     """Train and save; returns a summary (per iteration: steps, seconds, steps/s, win shares;
     the checkpoint and the agent name)."""
-    from machu_env.envs.pool_env import parse_pool
+    from machu_env.core.opponent_pool import parse_pool
     from machu_env.envs.rllib import MODULE_ID, ppo_config, vector_ppo_config
     from machu_env.ray_backend import connect, require_ray
 

@@ -1,4 +1,4 @@
-"""Self-play training: masked PPO (``ppo.py``) on the batched ``PoolVecEnv`` against a pool.
+"""Self-play training: masked PPO (``ppo.py``) on the batched ``LearnerBatch`` against a pool.
 
     machu train --players 2 --timesteps 20000000 --seed 0 --out runs/selfplay_2p
     machu train --league --players 2 --timesteps 20000000 --out runs/league_2p
@@ -33,7 +33,7 @@ a version-2 run with their input widened (they play as before).
 
 ``--init AGENT`` starts from a trained policy of the same shape (``ppo-2p-v1``, ``policy:<file>``)
 instead of fresh weights. ``--head-start S``, a curriculum: in a share S of the training games
-the learner starts holding a free priest card (``PoolVecEnv``); evaluations play the rules.
+the learner starts holding a free priest card (``LearnerBatch``); evaluations play the rules.
 
 Speed: ``--precision bf16`` (autocast), ``--threads`` (torch's and numba's; 0: their defaults;
 two runs on 2 cores: ``--threads 1`` each), ``--overlap`` (rollout beside update: overlap.py).
@@ -54,7 +54,7 @@ import numpy as np
 from machu_env.agents import policy_file
 from machu_env.core import files
 from machu_env.core.heartbeat import beating
-from machu_env.envs.pool_env import PoolVecEnv
+from machu_env.core.learner_batch import LearnerBatch
 from machu_env.train import checkpoints, ladder, run_folder
 from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's API)
     EVAL_OPPONENTS,
@@ -154,7 +154,7 @@ class Trainer:
         self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)
         self.exploiters: list[tuple[int, Any]] = []
         self.league_table: list[dict[str, Any]] = []
-        self.env = PoolVecEnv(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
+        self.env = LearnerBatch(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
                               observation=c.observation, head_start=c.head_start)
         if resume:
             self._resume()

@@ -260,9 +260,9 @@ def test_the_magnet_and_the_entropy_schedule_are_checked_and_logged():
     model = PPO(new_net(net_config([8]), 0), s)
     model.progress = 0.75
     assert model.ent_coef_now() == pytest.approx(0.025)
-    from machu_env.envs.pool_env import PoolVecEnv
+    from machu_env.core.learner_batch import LearnerBatch
 
-    env = PoolVecEnv(8, 2, seed=0, pool="random:1")
+    env = LearnerBatch(8, 2, seed=0, pool="random:1")
     env.reset()
     model.start(env)
     model.collect(env)
@@ -349,9 +349,9 @@ def test_the_learning_rate_schedule_and_torch_compile_are_checked_and_applied():
     model = PPO(new_net(net_config([8]), 0), s)
     model.progress = 0.25
     assert model.learning_rate_now() == pytest.approx(7.5e-4)
-    from machu_env.envs.pool_env import PoolVecEnv
+    from machu_env.core.learner_batch import LearnerBatch
 
-    env = PoolVecEnv(8, 2, seed=0, pool="random:1")
+    env = LearnerBatch(8, 2, seed=0, pool="random:1")
     env.reset()
     model.start(env)
     model.collect(env)

@@ -16,7 +16,7 @@ from helpers import hidden_permuted  # noqa: E402
 
 from machu_env import Game
 from machu_env.agents import make_agent
-from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose
+from machu_env.engine.lookahead import BUILDER_WEIGHTS, GOLD_WEIGHTS, choose
 from machu_env.engine.redeal import redeal, unseen_cards
 from machu_env.engine.rng import seed_state
 from machu_env.rules import layout as L

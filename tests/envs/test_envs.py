@@ -230,7 +230,7 @@ def test_vecenv_truncates_games_where_nobody_stays(opponent):
     from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     env = MachuPicchuVecEnv(3, 2, seed=0, opponent=opponent, max_decisions=60)
-    assert MachuPicchuVecEnv(1).max_decisions == 5000  # as every other layer
+    assert MachuPicchuVecEnv(1).batch.max_decisions == 5000  # as every other layer
     env.reset()
     truncated = 0
     for _ in range(200):  # the learner never stays (the first legal action moves)

@@ -1,4 +1,4 @@
-"""The head start, a training curriculum (``PoolVecEnv(head_start=...)``, ``machu train
+"""The head start, a training curriculum (``LearnerBatch(head_start=...)``, ``machu train
 --head-start``): in that share of new training games the learner starts holding one priest card
 taken from its row (R4.4) without payment, so that it meets the temples' sacrifices (R4.2.1).
 Opponents never get one, every other game plays the rules, and a bad share is refused."""
@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from machu_env.core.learner_batch import LearnerBatch
 from machu_env.engine.decisions import sacrifice_value
-from machu_env.envs.pool_env import PoolVecEnv
 from machu_env.rules import layout as L
 from machu_env.rules.actions import NUM_ACTIONS
 
 
-def priests(env: PoolVecEnv, seat_of) -> np.ndarray:
+def priests(env: LearnerBatch, seat_of) -> np.ndarray:
     """(games, 3): the priest cards by kind that the seat ``seat_of(i)`` holds in game i."""
     return np.array([env.states[i, L.PLAYER_BASE + seat_of(i) * L.PLAYER_SIZE + L.P_PRIESTS:
                                 L.PLAYER_BASE + seat_of(i) * L.PLAYER_SIZE + L.P_PRIESTS + 3]
@@ -26,7 +26,7 @@ def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def test_without_a_head_start_no_learner_starts_with_a_priest():
-    env = PoolVecEnv(64, 2, seed=5, pool="random:1")
+    env = LearnerBatch(64, 2, seed=5, pool="random:1")
     env.reset()
     assert priests(env, lambda i: env.seats[i]).sum() == 0
     assert env.states[:, L.PRIESTS_TAKEN:L.PRIESTS_TAKEN + 3].sum() == 0
@@ -34,7 +34,7 @@ def test_without_a_head_start_no_learner_starts_with_a_priest():
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_with_a_full_head_start_every_learner_holds_one_priest_taken_from_its_row(players):
-    env = PoolVecEnv(96, players, seed=5, pool="random:1", head_start=1.0)
+    env = LearnerBatch(96, players, seed=5, pool="random:1", head_start=1.0)
     env.reset()
     held = priests(env, lambda i: env.seats[i])
     assert (held.sum(axis=1) == 1).all()
@@ -51,7 +51,7 @@ def test_with_a_full_head_start_every_learner_holds_one_priest_taken_from_its_ro
 
 
 def test_a_share_of_the_games_gets_the_head_start():
-    env = PoolVecEnv(2000, 2, seed=9, pool="random:1", head_start=0.3)
+    env = LearnerBatch(2000, 2, seed=9, pool="random:1", head_start=0.3)
     env.reset()
     share = priests(env, lambda i: env.seats[i]).sum() / env.num_envs
     assert 0.26 < share < 0.34  # 0.3 within four standard deviations of 2,000 draws
@@ -61,7 +61,7 @@ def test_games_restarted_during_training_get_the_head_start_and_play_to_their_en
     """Both restart paths: the fused compiled step and the general one."""
     rng = np.random.default_rng(0)
     for fused in (True, False):
-        env = PoolVecEnv(32, 2, seed=3, pool="random:1", head_start=1.0)
+        env = LearnerBatch(32, 2, seed=3, pool="random:1", head_start=1.0)
         env.reset()
         obs = np.empty((env.num_envs, env.obs_size), dtype=np.float32)
         masks = np.zeros((env.num_envs, NUM_ACTIONS), dtype=np.bool_)
@@ -85,7 +85,7 @@ def test_games_restarted_during_training_get_the_head_start_and_play_to_their_en
 @pytest.mark.parametrize("bad", [1.5, -0.1, True, "0.5", float("nan")])
 def test_a_bad_share_is_refused_in_words(bad):
     with pytest.raises(ValueError, match="head_start must be a share in"):
-        PoolVecEnv(4, 2, head_start=bad)
+        LearnerBatch(4, 2, head_start=bad)
 
 
 @pytest.mark.parametrize("bad", [2.0, -1.0, True])

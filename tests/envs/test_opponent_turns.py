@@ -1,4 +1,4 @@
-"""The pool env's opponents' turns: one compiled pass per round (``opponents.opponent_turns``)
+"""The batch core's opponents' turns: one compiled pass per round (``pool.opponent_turns``)
 and the bank's lean path for members that play alike must play exactly the games of the
 straightforward loop they replaced (compiled opponents, then each waiting game observed, masked
 and stepped one kernel at a time)."""
@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 from machu_env.agents.policy_file import net_config, new_net
+from machu_env.core.learner_batch import LearnerBatch
 from machu_env.engine import batch as K
-from machu_env.envs import opponents as O
-from machu_env.envs.pool_env import PoolVecEnv
+from machu_env.engine import pool as O
 from machu_env.rules import layout as L
 from machu_env.rules.actions import NUM_ACTIONS
 from machu_env.train.bank import PolicyBank
 
 
-def reference_opponents_move(env: PoolVecEnv, games: np.ndarray) -> None:
+def reference_opponents_move(env: LearnerBatch, games: np.ndarray) -> None:
     """The loop of numpy gathers and single-job kernels that ``opponent_turns`` fuses."""
     games = games.astype(np.int64)
     while True:
@@ -32,7 +32,7 @@ def reference_opponents_move(env: PoolVecEnv, games: np.ndarray) -> None:
         K.observe_deciders(env.states[waiting], obs)
         mask = np.zeros((waiting.size, NUM_ACTIONS), dtype=np.bool_)
         K.legal_mask(env._bufs[waiting], env._counts[waiting], mask)
-        actions = env.bank(obs, mask, (kinds - O.FIRST_POLICY).astype(np.int64))
+        actions = env.pool.bank(obs, mask, (kinds - O.FIRST_POLICY).astype(np.int64))
         K.step_some(env.states, env._bufs, env._counts, waiting, actions.astype(np.int32))
         games = waiting
 
@@ -47,8 +47,8 @@ def bank_of(players: int, members: int, temperatures=None) -> PolicyBank:
     (3, "random:0.2,racer:0.2,self:0.6", 3),
 ])
 def test_the_fused_opponent_turns_play_the_games_of_the_plain_loop(players, pool, members):
-    fused = PoolVecEnv(32, players, seed=9, pool=pool, observation=2, max_learner_steps=60)
-    plain = PoolVecEnv(32, players, seed=9, pool=pool, observation=2, max_learner_steps=60)
+    fused = LearnerBatch(32, players, seed=9, pool=pool, observation=2, max_learner_steps=60)
+    plain = LearnerBatch(32, players, seed=9, pool=pool, observation=2, max_learner_steps=60)
     plain._opponents_move = lambda games: reference_opponents_move(plain, games)
     for env in (fused, plain):
         env.set_snapshots(bank_of(players, members))
@@ -93,7 +93,7 @@ def test_a_bank_of_members_playing_alike_chooses_as_the_general_path(temperature
 def test_every_finished_game_names_whom_the_learner_met(players, pool):
     """``StepResult.opponents``: one opponent's name where every other seat is that opponent
     (snapshots by their bank names), else ``mixed`` -- as read seat by seat from the game."""
-    env = PoolVecEnv(32, players, seed=5, pool=pool, max_learner_steps=40)
+    env = LearnerBatch(32, players, seed=5, pool=pool, max_learner_steps=40)
     nets = [new_net(net_config([16]), seed) for seed in range(2)]
     env.set_snapshots(PolicyBank(nets, seed=1, names=["self", "exploiter"]))
     env.reset()

@@ -81,14 +81,14 @@ def test_bad_input_is_refused_naming_what_is_allowed_and_changes_nothing():
     with pytest.raises(ResetNeeded, match="reset"):
         envs.step(np.zeros(3, dtype=int))
     obs, infos = envs.reset(seed=2)
-    before = envs._core.states.copy()
+    before = envs.batch.states.copy()
     illegal = np.array([np.flatnonzero(m == 0)[0] for m in infos["action_mask"]])
     for bad, message in ((illegal, "legal"), (np.zeros(2, dtype=int), "3"),
                          (np.full(3, 999), "0..156"), (np.full(3, 0.5), "int"),
                          ("abc", "shape \\(3,\\)")):
         with pytest.raises(ValueError, match=message):
             envs.step(bad)
-        assert np.array_equal(envs._core.states, before)  # nothing changed
+        assert np.array_equal(envs.batch.states, before)  # nothing changed
     for options, message in (({"num_envs": 0}, "num_envs"), ({"num_envs": 2**21}, "1048576"),
                              ({"num_players": 6}, "num_players"),
                              ({"opponents": "chess:1"}, "chess"),
@@ -157,15 +157,15 @@ def test_the_single_file_ppo_example_trains_and_saves_an_agent_file(tmp_path):
 def test_the_fused_step_equals_the_general_step(players, opponents, monkeypatch):
     """With compiled opponents only, a step is one fused compiled pass; it must give exactly
     what the general path (advance, then observe) gives: same games, same draws, same ends."""
-    from machu_env.envs.pool_env import PoolVecEnv
+    from machu_env.core.learner_batch import LearnerBatch
 
     kwargs = dict(num_envs=24, num_players=players, opponents=opponents, max_learner_steps=45)
     fused = MachuPicchuVectorEnv(**kwargs)
-    assert fused._core.compiled_only
+    assert fused.batch.compiled_only
     general = MachuPicchuVectorEnv(**kwargs)
-    monkeypatch.setattr(general._core, "advance_compiled", None)  # must not be called
-    monkeypatch.setattr(PoolVecEnv, "compiled_only", property(
-        lambda self: self is fused._core))
+    monkeypatch.setattr(general.batch, "advance_compiled", None)  # must not be called
+    monkeypatch.setattr(LearnerBatch, "compiled_only", property(
+        lambda self: self is fused.batch))
     a, b = fused.reset(seed=5), general.reset(seed=5)
     ends = cuts = 0
     for _ in range(150):

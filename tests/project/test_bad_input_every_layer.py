@@ -87,47 +87,46 @@ def test_vecenv_opponent_output_is_checked_and_a_refused_step_changes_nothing(an
     env = MachuPicchuVecEnv(16, 3, seed=2, opponent=opponent)
     env.reset()
     sound["on"] = False
-    saved = [a.copy() for a in (env.states, env._bufs, env._counts, env._rngs, env.seats)]
+    b = env.batch
+    saved = [a.copy() for a in (b.states, b._bufs, b._counts, b._rngs, b.seats)]
     with pytest.raises(OpponentError, match=message) as info:
         env.step(env.action_masks().argmax(axis=1))
     assert "opponent policy" in str(info.value)
-    for a, b in zip(saved, (env.states, env._bufs, env._counts, env._rngs, env.seats),
-                    strict=True):
-        assert (a == b).all()
+    for x, y in zip(saved, (b.states, b._bufs, b._counts, b._rngs, b.seats), strict=True):
+        assert (x == y).all()
     sound["on"] = True  # a sound opponent again: the same step now goes through
     env.step(env.action_masks().argmax(axis=1))
 
 
 def test_pool_vecenv_snapshot_failure_changes_no_game():
     pytest.importorskip("stable_baselines3")
-    from machu_env.envs.pool_env import PoolVecEnv
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
 
-    env = PoolVecEnv(16, 2, seed=3, pool="gold:1,self:3")
+    env = MachuPicchuVecEnv(16, 2, seed=3, pool="gold:1,self:3")
     env.set_snapshots([_first_legal])
     env.reset()
     env.set_snapshots([lambda o, m: m.argmax(axis=1) - 157])
-    env._cum = env._cumulative(1)
-    before = (env.states.copy(), env.kinds.copy(), env._learner_steps.copy())
+    env.batch.pool.cum = env.batch.pool.cumulative(1)
+    before = (env.states.copy(), env.batch.kinds.copy(), env.batch._learner_steps.copy())
     for _ in range(5):  # until a snapshot is asked
         try:
             env.step(env.action_masks().argmax(axis=1))
-            before = (env.states.copy(), env.kinds.copy(), env._learner_steps.copy())
+            before = (env.states.copy(), env.batch.kinds.copy(), env.batch._learner_steps.copy())
         except OpponentError as e:
             assert "snapshot 0" in str(e)
             break
     else:
         pytest.fail("no snapshot was asked")
-    assert (env.states == before[0]).all() and (env.kinds == before[1]).all()
-    assert (env._learner_steps == before[2]).all()
+    assert (env.states == before[0]).all() and (env.batch.kinds == before[1]).all()
+    assert (env.batch._learner_steps == before[2]).all()
 
 
 # --- item 5: order of calls -----------------------------------------------------------------------
 def test_vecenv_step_before_reset_and_wait_before_async_are_clear_errors():
     pytest.importorskip("stable_baselines3")
-    from machu_env.envs.pool_env import PoolVecEnv
     from machu_env.envs.sb3 import MachuPicchuVecEnv
 
-    for env in (MachuPicchuVecEnv(2, 2), PoolVecEnv(2, 2)):
+    for env in (MachuPicchuVecEnv(2, 2), MachuPicchuVecEnv(2, 2)):
         with pytest.raises(ResetNeeded, match="call reset"):
             env.step(np.zeros(2, dtype=int))
         env.reset()
@@ -259,7 +258,7 @@ def test_seeds_beyond_64_bits_are_refused_everywhere():
 
 def test_constructor_arguments_are_checked():
     pytest.importorskip("stable_baselines3")
-    from machu_env.envs.pool_env import PoolVecEnv, check_pool, parse_pool
+    from machu_env.core.opponent_pool import check_pool, parse_pool
     from machu_env.envs.sb3 import MachuPicchuVecEnv
 
     with pytest.raises(ValueError, match="learning_game must be True or False"):
@@ -267,7 +266,7 @@ def test_constructor_arguments_are_checked():
     with pytest.raises(ValueError, match="seed must be an int"):
         MachuPicchuVecEnv(2, seed=1.7)
     with pytest.raises(ValueError, match="max_learner_steps must be an int"):
-        PoolVecEnv(2, max_learner_steps=1.5)
+        MachuPicchuVecEnv(2, max_learner_steps=1.5)
     with pytest.raises(ValueError, match="add up to inf"):
         parse_pool("gold:1e308,builder:1e308")
     with pytest.raises(ValueError, match="given twice"):

@@ -1,4 +1,5 @@
-"""The benchmark suite's measuring functions run (tiny budgets; the figures are not checked)."""
+"""The benchmark suite's measuring functions run (tiny budgets; the figures are not checked);
+the scripts of ``benchmarks/`` (outside the wheel) are imported from the checkout."""
 
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 
 def test_benchmark_functions_measure_something():
-    import run
-
     import machu_env
+    from machu_env.bench import suite as run
 
     assert run.compiled_playout(8, 0.01) > 0
     assert run.python_batch_loop(8, 0.01) > 0
@@ -26,7 +26,7 @@ def test_benchmark_functions_measure_something():
 
 
 def test_the_machine_record_names_the_cpu_generation_not_only_its_brand():
-    import machine
+    from machu_env.bench import machine
 
     zen3 = ("processor\t: 0\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: AMD EPYC\n"
             "cpu MHz\t\t: 2449.998\n")
@@ -150,7 +150,7 @@ def test_time_to_strength_confirms_the_recipes_agent_not_its_last_policy(tmp_pat
 def test_machu_bench_writes_under_runs_and_compares_with_the_docs(tmp_path):
     import json
 
-    import run
+    from machu_env.bench import suite as run
 
     ref = tmp_path / "ref.json"
     ref.write_text(json.dumps({"machine": "x86_64, 2 cores", "date": "2026-11-24", "rows": {

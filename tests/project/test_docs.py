@@ -127,6 +127,17 @@ def test_the_product_says_what_is_true_now():
         assert not DATE.search(text) and not ISSUE_NUMBER.search(text), (name, text)
 
 
+def test_user_pages_keep_dates_in_tables_and_result_files_not_in_prose():
+    """A measurement's date and machine stand in its table row or its result file; the prose of
+    the README and the user pages says what is true now (the changelog keeps the history)."""
+    pages = [ROOT / "README.md", *(p for p in PAGES if p.name not in ("RULES.md",))]
+    found = [f"{p.name}:{n}: {line.strip()[:80]}" for p in pages
+             for n, line in enumerate(p.read_text().splitlines(), 1)
+             if DATE.search(line) and not line.lstrip().startswith("|")]
+    assert DATE.search("on 2026-11-24") and not DATE.search("2026-11")
+    assert not found, found
+
+
 def test_the_architecture_page_states_the_state_size_of_the_code():
     from machu_env.rules.layout import STATE_SIZE
 

@@ -156,13 +156,13 @@ def test_gymnasium_vector_env(bad, options):
         assert str(e)
     env = MachuPicchuVectorEnv(4, 2, seed=1)
     env.reset()
-    before = env._core.states.copy()
+    before = env.batch.states.copy()
     masks = env.action_masks()
     if _all_legal(bad, masks):
         return  # (a legal step: not a hostile one)
     with pytest.raises(ValueError):
         env.step(bad)
-    assert np.array_equal(env._core.states, before)
+    assert np.array_equal(env.batch.states, before)
 
 
 # --- envs ----------------------------------------------------------------------------------------

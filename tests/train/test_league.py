@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 from typer.testing import CliRunner  # noqa: E402
 
 from machu_env.cli import app  # noqa: E402
-from machu_env.envs.pool_env import PoolVecEnv  # noqa: E402
+from machu_env.core.learner_batch import LearnerBatch  # noqa: E402
 from machu_env.train.bank import PolicyBank  # noqa: E402
 from machu_env.train.evaluate import game_results  # noqa: E402
 from machu_env.train.exploit import AgentBank, exploit, opponent_for  # noqa: E402
@@ -66,7 +66,7 @@ def test_bank_sampling_follows_the_masked_policy():
 
 
 def test_bank_snapshots_play_in_the_pool_env_with_weights():
-    env = PoolVecEnv(32, 3, seed=2, pool="self:1")
+    env = LearnerBatch(32, 3, seed=2, pool="self:1")
     env.set_snapshots(PolicyBank(_nets(2), names=["self", "exploiter"]), weights=[0.0, 1.0])
     assert env.probabilities()["snapshot:0"] == 0.0
     env.reset()
@@ -87,7 +87,7 @@ def test_ppo_learns_to_beat_random_play():
     net = new_net(net_config([64, 64]), 0)
     settings = PPOSettings(n_envs=64, n_steps=64, batch_size=1024, n_epochs=4)
     model = PPO(net, settings, seed=0)
-    env = PoolVecEnv(64, 2, seed=0, pool="random:1")
+    env = LearnerBatch(64, 2, seed=0, pool="random:1")
     env.reset()
     model.start(env)
     before = game_results(model.predict, "random", 300, seed=5).mean()
@@ -121,7 +121,7 @@ def test_a_game_cut_at_the_limit_is_bootstrapped_or_a_loss(cut_as_loss):
     exploiter gains nothing by stalling (a cold exploiter otherwise learns to)."""
     settings = PPOSettings(n_envs=4, n_steps=4, batch_size=16, cut_as_loss=cut_as_loss)
     model = PPO(new_net(net_config([8]), 0), settings, seed=0)
-    env = PoolVecEnv(4, 2, seed=0, pool="random:1", max_learner_steps=2)
+    env = LearnerBatch(4, 2, seed=0, pool="random:1", max_learner_steps=2)
     env.reset()
     model.start(env)
     model.collect(env)
@@ -182,7 +182,7 @@ def test_frozen_policies_stay_in_the_pool_and_the_league_table(tmp_path):
                          frozen=f"policy:{frozen}", **base)
     trainer = Trainer(config, verbose=False)
     assert len(trainer.frozen) == 1 and trainer.frozen[0].config["obs_size"] == 417
-    assert trainer.env.bank.names == ["self", "frozen"]
+    assert trainer.env.pool.bank.names == ["self", "frozen"]
     chances = trainer.env.probabilities()  # the default pool's self weight, shared 0.6 : 0.4
     assert chances["snapshot:1"] / chances["snapshot:0"] == pytest.approx(0.4 / 0.6, rel=1e-6)
     trainer.run()

@@ -14,7 +14,7 @@ from train_kit import tiny  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from machu_env.cli import app  # noqa: E402
-from machu_env.envs.pool_env import PoolVecEnv  # noqa: E402
+from machu_env.core.learner_batch import LearnerBatch  # noqa: E402
 from machu_env.train.overlap import Overlap, split_threads  # noqa: E402
 from machu_env.train.ppo import PPO, PPOSettings, net_config, new_net  # noqa: E402
 from machu_env.train.selfplay import Trainer, train  # noqa: E402
@@ -27,7 +27,7 @@ def _parameters(path):
 
 
 def _model_and_env(seed: int = 0):
-    env = PoolVecEnv(8, 2, seed=seed, pool={"random": 1.0})
+    env = LearnerBatch(8, 2, seed=seed, pool={"random": 1.0})
     settings = PPOSettings(n_envs=8, n_steps=16, batch_size=64, n_epochs=2)
     model = PPO(new_net(net_config([32, 32]), seed), settings, seed=seed)
     env.reset()

@@ -21,18 +21,19 @@ from machu_env import Game  # noqa: E402
 from machu_env.agents import make_agent  # noqa: E402
 from machu_env.cli import app  # noqa: E402
 from machu_env.core.errors import OpponentError  # noqa: E402
-from machu_env.envs import opponents as O  # noqa: E402
-from machu_env.envs.pool_env import PoolVecEnv, parse_pool  # noqa: E402
+from machu_env.core.opponent_pool import parse_pool  # noqa: E402
+from machu_env.engine import pool as O  # noqa: E402
+from machu_env.envs.sb3 import MachuPicchuVecEnv  # noqa: E402
 from machu_env.rules import layout as L  # noqa: E402
 from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
 
 
-def _random_actions(env: PoolVecEnv, rng: np.random.Generator) -> np.ndarray:
+def _random_actions(env: MachuPicchuVecEnv, rng: np.random.Generator) -> np.ndarray:
     masks = env.action_masks()
     return np.argmax(masks * rng.random(masks.shape), axis=1)  # a uniform legal action each
 
 
-def _play(env: PoolVecEnv, steps: int, seed: int = 0) -> list[dict]:
+def _play(env: MachuPicchuVecEnv, steps: int, seed: int = 0) -> list[dict]:
     """Random learner actions for ``steps`` steps; the infos of the finished games."""
     rng = np.random.default_rng(seed)
     env.reset()
@@ -55,16 +56,16 @@ def test_parse_pool_and_its_errors():
     for bad, message in [({"chess": 1.0}, "unknown pool members"), ({"gold": -1.0}, ">= 0"),
                          ({"gold": "1"}, ">= 0"), ({"gold": 0.0}, "positive weight")]:
         with pytest.raises(ValueError, match=message):
-            PoolVecEnv(2, pool=bad)
+            MachuPicchuVecEnv(2, pool=bad)
 
 
 def test_bad_snapshots_are_refused_and_change_nothing():
-    env = PoolVecEnv(4, pool="gold:1,self:1")
-    before = env.probabilities()
+    env = MachuPicchuVecEnv(4, pool="gold:1,self:1")
+    before = env.batch.probabilities()
     with pytest.raises(ValueError, match="snapshot 1 is not callable"):
         env.set_snapshots([lambda o, m: None, "policy.zip"])
-    assert env.snapshots == [] and env.probabilities() == before
-    self_play = PoolVecEnv(4, pool="self:1")  # pure self-play: snapshots come later
+    assert env.batch.pool.snapshots == [] and env.batch.probabilities() == before
+    self_play = MachuPicchuVecEnv(4, pool="self:1")  # pure self-play: snapshots come later
     with pytest.raises(ValueError, match="no snapshots yet"):
         self_play.reset()
     first_legal = lambda obs, masks: masks.argmax(axis=1)  # noqa: E731
@@ -72,23 +73,23 @@ def test_bad_snapshots_are_refused_and_change_nothing():
     self_play.reset()
     with pytest.raises(ValueError, match="no snapshots yet"):
         self_play.set_snapshots([])
-    assert self_play.snapshots == [first_legal]
+    assert self_play.batch.pool.snapshots == [first_legal]
 
 
 def test_pool_probabilities_follow_the_weights_and_share_self_among_snapshots():
-    env = PoolVecEnv(4, pool="random:1,gold:1,self:2")
-    assert env.probabilities() == pytest.approx({"random": 0.5, "builder": 0.0, "gold": 0.5,
+    env = MachuPicchuVecEnv(4, pool="random:1,gold:1,self:2")
+    assert env.batch.probabilities() == pytest.approx({"random": 0.5, "builder": 0.0, "gold": 0.5,
                                                  "racer": 0.0})
     env.set_snapshots([lambda o, m: None, lambda o, m: None])
-    assert env.probabilities() == pytest.approx(
+    assert env.batch.probabilities() == pytest.approx(
         {"random": 0.25, "builder": 0.0, "gold": 0.25, "racer": 0.0, "snapshot:0": 0.25,
          "snapshot:1": 0.25})
 
 
 def test_games_draw_opponents_with_the_pool_weights():
-    env = PoolVecEnv(2000, 3, seed=1, pool="random:3,builder:1")
+    env = MachuPicchuVecEnv(2000, 3, seed=1, pool="random:3,builder:1")
     env.reset()
-    opponents = env.kinds[np.arange(2000)[:, None], np.arange(3)[None, :]]
+    opponents = env.batch.kinds[np.arange(2000)[:, None], np.arange(3)[None, :]]
     opponents = opponents[opponents >= 0]  # the learner's seat is -1
     assert opponents.size == 4000
     assert set(np.unique(opponents)) == {O.RANDOM, O.BUILDER}
@@ -99,7 +100,7 @@ def test_games_draw_opponents_with_the_pool_weights():
 def test_heuristic_opponents_beat_a_random_learner_and_random_ones_do_not():
     """The compiled builder, gold and racer opponents are the agents' heuristics: a random learner
     almost never wins against them, and wins about half its games against random play."""
-    results = _play(PoolVecEnv(64, 2, seed=2, pool="random:1,builder:1,gold:1,racer:1"), 400)
+    results = _play(MachuPicchuVecEnv(64, 2, seed=2, pool="random:1,builder:1,gold:1,racer:1"), 400)
     share = {}
     for name in ("random", "builder", "gold", "racer"):
         games = [r for r in results if r["opponent"] == name]
@@ -116,16 +117,16 @@ def test_the_pool_gold_opponent_decides_exactly_like_agents_heuristic_choose():
     """Replaying every learner move by hand, with the gold agent's ``choose_fair`` (and the
     same tie-breaking noise and re-deals, drawn from the game's generator) for the opponent,
     reproduces the environment's game state after every step."""
-    from machu_env.agents.heuristic import GOLD_WEIGHTS, choose_fair
+    from machu_env.engine.lookahead import GOLD_WEIGHTS, choose_fair
     from machu_env.engine.rng import below
 
-    env = PoolVecEnv(1, 2, seed=3, pool="gold:1", learner_seat=0)
+    env = MachuPicchuVecEnv(1, 2, seed=3, pool="gold:1", learner_seat=0)
     env.reset()
     rng = np.random.default_rng(0)
     compared = 0
     while True:
-        game = Game._from_arrays(2, None, False, env.states[0], env._bufs[0], env._counts[0], [])
-        rngs = env._rngs.copy()
+        game = env.batch.game(0)
+        rngs = env.batch._rngs.copy()
         action = int(_random_actions(env, rng)[0])
         env.step(np.array([action]))
         game.play(action)
@@ -150,12 +151,12 @@ def test_snapshots_play_only_their_seats_with_legal_masks():
         calls.append((obs.shape, masks.sum(axis=1).min()))
         return masks.argmax(axis=1)
 
-    env = PoolVecEnv(32, 3, seed=4, pool="gold:1,self:1")
+    env = MachuPicchuVecEnv(32, 3, seed=4, pool="gold:1,self:1")
     env.set_snapshots([first_legal])
     results = _play(env, 150)
     assert calls and all(shape[1] == 377 and fewest >= 1 for shape, fewest in calls)
     assert {"gold", "self", "mixed"} >= {r["opponent"] for r in results}
-    assert (env.kinds >= O.FIRST_POLICY).any()
+    assert (env.batch.kinds >= O.FIRST_POLICY).any()
     for i in range(32):  # whenever a game waits, it waits for the learner
         assert env.states[i, L.DECIDER] == env.seats[i]
 
@@ -168,20 +169,20 @@ def test_snapshots_play_only_their_seats_with_legal_masks():
 
 
 def test_games_are_truncated_after_max_learner_steps():
-    env = PoolVecEnv(8, 2, seed=5, pool="random:1", max_learner_steps=3)
+    env = MachuPicchuVecEnv(8, 2, seed=5, pool="random:1", max_learner_steps=3)
     results = _play(env, 9)
     assert len(results) >= 16
     cut = [r for r in results if r["TimeLimit.truncated"]]
     assert cut and all(r["reward"] == 0.0 and not r["won"] for r in cut)
     with pytest.raises(ValueError, match="max_learner_steps"):
-        PoolVecEnv(2, max_learner_steps=0)
+        MachuPicchuVecEnv(2, max_learner_steps=0)
 
 
 def test_pool_env_is_deterministic_for_a_seed_and_rejects_illegal_actions():
-    a = _play(PoolVecEnv(16, 2, seed=6, pool="random:1,gold:1"), 100, seed=1)
-    b = _play(PoolVecEnv(16, 2, seed=6, pool="random:1,gold:1"), 100, seed=1)
+    a = _play(MachuPicchuVecEnv(16, 2, seed=6, pool="random:1,gold:1"), 100, seed=1)
+    b = _play(MachuPicchuVecEnv(16, 2, seed=6, pool="random:1,gold:1"), 100, seed=1)
     assert [(r["opponent"], r["won"]) for r in a] == [(r["opponent"], r["won"]) for r in b]
-    env = PoolVecEnv(2, pool="gold:1")
+    env = MachuPicchuVecEnv(2, pool="gold:1")
     env.reset()
     before = env.states.copy()
     with pytest.raises(ValueError, match="illegal learner action"):
@@ -294,7 +295,7 @@ def test_export_writes_an_agent_file_and_converts_zips_only_when_trusted(tmp_pat
     assert all((src[k] == dst[k]).all() for k in src) and config["pi"] == [64, 64]
     assert info["note"] == "test" and info["players"] == 2
     # an sb3 zip of the same policy converts only with trust_pickle, and plays the same moves
-    model = MaskablePPO("MlpPolicy", PoolVecEnv(4, seed=1), device="cpu",
+    model = MaskablePPO("MlpPolicy", MachuPicchuVecEnv(4, seed=1), device="cpu",
                         policy_kwargs={"net_arch": {"pi": [64, 64], "vf": [64, 64]}})
     model.policy.load_state_dict(dst)
     model.save(tmp_path / "model.zip")
@@ -303,7 +304,7 @@ def test_export_writes_an_agent_file_and_converts_zips_only_when_trusted(tmp_pat
     assert not (tmp_path / "x.safetensors").exists()
     converted = export_policy(tmp_path / "model.zip", tmp_path / "x.safetensors",
                               trust_pickle=True)
-    env = PoolVecEnv(8, seed=1)
+    env = MachuPicchuVecEnv(8, seed=1)
     obs = env.reset()
     masks = env.action_masks()
     agent = make_agent(f"policy:{converted}")

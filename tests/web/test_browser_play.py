@@ -8,16 +8,19 @@ Marked ``browser``."""
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 pytestmark = pytest.mark.browser
 webdriver = pytest.importorskip("selenium.webdriver")
 from browser_kit import errors, ready, smallest_board_text, wait  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
-
-from machu_env.benchmarks.web_phone import (  # noqa: E402
+from web_phone import (  # noqa: E402  (benchmarks/web_phone.py)
     ENGINE_WORDS,
     TEXTS,
     phone,

@@ -1,6 +1,6 @@
 """The throughput benchmark suite: one command, one run, everything side by side.
 
-    python benchmarks/run.py [--quick] [--out runs/bench]
+    machu bench [--quick] [--out runs/bench]
 
 Decisions per second with uniformly random legal actions for (a) the compiled random playout of
 the batch engine, (b) a Python loop over ``legal_mask``/``step``, (c) the PettingZoo AEC env,
@@ -21,18 +21,13 @@ import json
 import os
 import platform
 import random
-import sys
 import time
 from pathlib import Path
 
 import numba
 import numpy as np
 
-try:
-    from machu_env.benchmarks.engine_speed import compile_times, game_play_rate
-except ImportError:  # run as a script: python benchmarks/run.py
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from engine_speed import compile_times, game_play_rate
+from machu_env.bench.timing import compile_times, game_play_rate
 
 PLAYERS = 3
 
@@ -334,7 +329,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"wrote {args.out / 'results.json'} and {args.out / 'scaling.png'}")
 
 
-REFERENCE = Path(__file__).resolve().parent / "results" / "results.json"  # the docs' table
+REFERENCE = Path(__file__).resolve().parent / "reference.json"  # the docs' table
 COMPARED = ("(a) compiled random playout, N=4096", "(c) PettingZoo AEC env",
             "(f) Gymnasium VectorEnv (gym.make_vec), N=4096")
 

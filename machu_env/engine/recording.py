@@ -8,7 +8,7 @@ from numba import njit, prange
 
 from machu_env.engine.flow import step
 from machu_env.engine.observation import encode
-from machu_env.envs.opponents import _opponent_action
+from machu_env.engine.pool import _opponent_action
 from machu_env.rules import layout as L
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from machu_env.agents.heuristic import BUILDER_WEIGHTS, GOLD_WEIGHTS, RACER_WEIGHTS, choose_fair
 from machu_env.engine import batch as K
 from machu_env.engine.flow import step
+from machu_env.engine.lookahead import BUILDER_WEIGHTS, GOLD_WEIGHTS, RACER_WEIGHTS, choose_fair
 from machu_env.engine.observation import encode
 from machu_env.engine.rng import below
 from machu_env.engine.scoring import SC_WINNER
