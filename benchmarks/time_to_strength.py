@@ -176,7 +176,7 @@ def confirm(policy: Path, players: int, games: int, seed: int = 11,
         return masked_argmax(logits, torch.as_tensor(masks)).numpy()
 
     if opponent != "gold":
-        from machu_env.train.exploit import opponent_for
+        from machu_env.train.probe_opponent import opponent_for
 
         opponent = opponent_for(opponent, players, seed=seed)[1]
     won, _, _ = game_outcomes(predict, opponent, games, players, seed=seed)
@@ -239,8 +239,8 @@ def maskable_ppo_for(seconds: float, players: int, seed: int, games: int,
     result = {"seconds": round(trained, 1), "timesteps": int(model.num_timesteps),
               "win_vs_gold": round(float(won.mean()), 4), "games": games}
     if ladder:  # each rung at the end of the budget: reached (its win share) or not
-        from machu_env.train.exploit import opponent_for
         from machu_env.train.ladder import ladder as rungs
+        from machu_env.train.probe_opponent import opponent_for
 
         result["ladder"] = {}
         for name, mark in rungs(players):

@@ -52,7 +52,9 @@ def tournament(
                                       "which can run code)"),
 ) -> None:
     """Play every seating permutation evenly; win shares, scores, endings, ratings."""
-    from machu_env.agents.tournament import OUTPUTS, format_table, run_tournament, write_outputs
+    from machu_env.agents.standings import format_table
+    from machu_env.agents.tournament import run_tournament
+    from machu_env.agents.tournament_files import OUTPUTS, write_outputs
 
     check_seconds(mcts_seconds)
     names = agent_list(agents)

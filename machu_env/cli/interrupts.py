@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from machu_env.core.files import STOPS  # Ctrl-C, SIGTERM, SIGHUP (re-exported)
+from machu_env.core.signals import STOPS  # Ctrl-C, SIGTERM, SIGHUP (re-exported)
 
 
 class Terminated(KeyboardInterrupt):

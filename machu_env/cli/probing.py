@@ -106,7 +106,7 @@ def exploit(
         if isinstance(e, (ValueError, ImportError)):
             raise typer.BadParameter(str(e)) from None
         raise
-    from machu_env.train.exploit import verdict
+    from machu_env.train.probe_verdict import verdict
 
     lines = verdict(summary, steps)
     lines.append(f"the exploiter and its curve: {out}" if out is not None else

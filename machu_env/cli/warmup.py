@@ -168,7 +168,7 @@ def _stops_blocked() -> Iterator[None]:
             threading.current_thread() is not threading.main_thread():
         yield
         return
-    from machu_env.core.files import STOPS
+    from machu_env.core.signals import STOPS
 
     old = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
     try:

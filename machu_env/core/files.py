@@ -1,23 +1,18 @@
 """Files that are whole or absent: every output a run may be stopped while writing is written
 to a temporary name beside it and moved into place with ``os.replace`` (atomic on POSIX and
-Windows), so an interrupt leaves the old file or the new one, never half of one.
-``held_signals`` keeps Ctrl-C, SIGTERM and SIGHUP waiting while a group of such files is written, so
-that the group is changed as a whole (a checkpoint's weights, optimizer and step)."""
+Windows), so an interrupt leaves the old file or the new one, never half of one (a group of
+files changed as a whole: ``core.signals.held_signals``)."""
 
 from __future__ import annotations
 
 import json
 import os
-import signal
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 TEMP_MARK = ".partial-"  # in the temporary names: ".<name>.partial-<pid>"
-# the signals held while a group of files is written: Ctrl-C, SIGTERM and SIGHUP
-STOPS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 
 def resolved(path: str | Path) -> Path:
@@ -83,26 +78,3 @@ def write_with(path: str | Path, writer: Callable[[Path], Any]) -> Path:
     with replacing(path) as tmp:
         writer(tmp)
     return Path(path)
-
-
-@contextmanager
-def held_signals() -> Iterator[None]:
-    """SIGINT, SIGTERM and SIGHUP wait until the block has run, then act as they would have (the
-    handlers in place before are restored first). Outside the main thread (where no handler
-    can be set) the block just runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    noted: list[int] = []
-    old = {}
-    for s in STOPS:
-        previous = signal.getsignal(s)
-        if previous is not signal.SIG_IGN and previous is not None:
-            old[s] = signal.signal(s, lambda signum, frame: noted.append(signum))
-    try:
-        yield
-    finally:
-        for s, handler in old.items():
-            signal.signal(s, handler)
-        for s in dict.fromkeys(noted):
-            signal.raise_signal(s)

@@ -21,6 +21,7 @@ from typing import Any
 from machu_env.agents import policy_file
 from machu_env.core import files
 from machu_env.core.checks import check_int
+from machu_env.core.signals import held_signals
 
 LATEST = f"latest{policy_file.SUFFIX}"
 OPTIMIZER = "latest_optimizer.pt"
@@ -37,7 +38,7 @@ def write(out: Path, step: int, updates: int, weights: dict[str, Any], config: d
     import torch
 
     s = policy_file.SUFFIX
-    with files.held_signals():
+    with held_signals():
         policy_file.save(out / "checkpoints" / f"step_{step}{s}", weights, config, info)
         policy_file.save(out / LATEST, weights, config, info)
         files.write_with(out / OPTIMIZER, lambda tmp: torch.save(optimizer_state, tmp))

@@ -1,9 +1,8 @@
-"""A training run's settings (``TrainConfig``: every ``machu train`` option), its history file,
-its learning curve and the policy ``--init`` names."""
+"""A training run's settings: ``TrainConfig``, every ``machu train`` option, checked as a whole
+(its history file: ``train.history``; the agent files it names: ``train.init_files``)."""
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from dataclasses import dataclass
@@ -11,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from machu_env.agents import policy_file
-from machu_env.core import files
 from machu_env.core.opponent_pool import parse_pool
 from machu_env.core.reward_modes import check_reward_mode
 from machu_env.engine.pool import COMPILED_NAMES
@@ -21,54 +19,19 @@ from machu_env.train.args import (  # noqa: F401  (re-exported)
     MAX_SACRIFICES,
     TrainArgs,
 )
+from machu_env.train.history import EVAL_OPPONENTS  # noqa: F401  (re-exported)
+from machu_env.train.init_files import init_path
 from machu_env.train.ppo import (
     PPOSettings,
 )
 from machu_env.train.settings import from_mapping
 
-EVAL_OPPONENTS = ("random", "builder", "gold")
 DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` is left empty
 EVAL_EVERY, STOP_EVAL_EVERY = 500_000, 65_536  # (eval_every 0: see TrainConfig.eval_interval)
 EXPLOITER_PPO = ("learner", "probe")  # a league exploiter's PPO settings (exploiter_settings)
 EXPLOITER_INIT = ("main", "last")  # where a league exploiter starts (Trainer.add_exploiter)
 # a network's shape as written: ASCII digits, no signs, spaces or leading zeros
 NET_ARCH = re.compile(r"(shared:)?[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){0,15}", re.ASCII)
-
-
-HISTORY_NEEDS = ("timesteps", "win_vs_gold")  # the columns a run reads back from its history
-MAX_HISTORY_BYTES = 20 * 2**20
-
-
-def read_history(path: Path) -> list[dict[str, float]]:
-    """A run's ``history.csv`` (one row per evaluation), checked as a whole; ValueError naming
-    the file (and the row) otherwise. ``timesteps`` and ``win_vs_gold`` are needed in every
-    row; an empty cell is a column the row's version did not write (it is left out of the
-    row), so a history written across versions reads back as it was written."""
-    try:
-        if path.stat().st_size > MAX_HISTORY_BYTES:
-            raise ValueError(f"{path}: {path.stat().st_size:,} bytes; a run's history is at "
-                             f"most {MAX_HISTORY_BYTES // 2**20} MiB")
-        with path.open(newline="") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in HISTORY_NEEDS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise ValueError(f"{path}: not a run's history (no {', '.join(missing)} "
-                                 f"column; it has {', '.join(HISTORY_NEEDS)} and one column "
-                                 "per measure)")
-            rows = [_history_row(path, line, row) for line, row in enumerate(reader, start=2)]
-    except (csv.Error, UnicodeDecodeError) as e:
-        raise ValueError(f"{path}: not a run's history ({e})") from None
-    return rows
-
-
-def _history_row(path: Path, line: int, row: dict) -> dict[str, float]:
-    try:
-        if None in row or any(row[c] in (None, "") for c in HISTORY_NEEDS):
-            raise ValueError
-        return {k: int(v) if k == "timesteps" else float(v) for k, v in row.items() if v != ""}
-    except (TypeError, ValueError):
-        raise ValueError(f"{path}, line {line}: not a row of numbers under the header (got "
-                         f"{dict(row)!r:.120})") from None
 
 
 @dataclass
@@ -194,66 +157,3 @@ class TrainConfig(TrainArgs, PPOSettings):
         except ValueError as e:
             raise ValueError(f"{path}: {e}") from None
         return config
-
-
-def arch_of(path: Path) -> str:
-    """The ``net_arch`` that names the network of the agent file at ``path`` (``256,256``: a
-    policy and a value network alike; ``shared:256,256``: one trunk and two linear heads), so
-    that ``--init`` keeps the shape of the policy it starts from."""
-    _, config, _ = policy_file.parse(policy_file.read_bytes(path), str(path))
-    shared, pi, vf = config.get("shared") or [], config["pi"], config["vf"]
-    if shared and not pi and not vf:
-        return "shared:" + ",".join(map(str, shared))
-    if pi and pi == vf and not shared and config["activation"] == "tanh":
-        return ",".join(map(str, pi))
-    raise ValueError(f"{path}: its network (shared {shared}, policy {pi}, value {vf}, "
-                     f"{config['activation']}) has no --net-arch of machu train (two tanh "
-                     "networks alike, or a shared trunk with linear heads)")
-
-
-def observation_of(path: Path) -> int:
-    """The observation version the policy of the agent file at ``path`` reads."""
-    _, config, _ = policy_file.parse(policy_file.read_bytes(path), str(path))
-    return policy_file.observation_version(config)
-
-
-def init_path(init: str, what: str = "init") -> Path:
-    """The agent file ``--init`` names: a shipped agent (``ppo-2p-v1``, ``best-3p``),
-    ``policy:<file>`` or a path to a ``.safetensors`` agent file."""
-    from machu_env.agents import shipped_policies, shipped_policy
-
-    shipped = shipped_policies()
-    if shipped_policy(init) is not None:
-        return shipped_policy(init)
-    path = Path(init.split(":", 1)[1] if init.startswith("policy:") else init)
-    if path.suffix != policy_file.SUFFIX or not path.is_file():
-        raise ValueError(f"{what} {init!r} is neither a shipped agent ({', '.join(shipped)}) nor "
-                         f"an existing {policy_file.SUFFIX} agent file")
-    return path
-
-
-def plot_curve(history: list[dict[str, float]], path: Path, config: TrainConfig) -> Path:
-    """A run's learning curve: win share against each heuristic (and the worst exploiter of
-    a league) over training steps, written to ``path``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    steps = [r["timesteps"] for r in history]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for name in (*EVAL_OPPONENTS, "worst_exploiter"):
-        if any(f"win_vs_{name}" in r for r in history):
-            ax.plot(steps, [r.get(f"win_vs_{name}", float("nan")) for r in history],
-                    marker="o", ms=3, label=f"vs {name.replace('_', ' ')}")
-    ax.axhline(1 / config.players, color="grey", lw=0.8, ls="--", label="break-even")
-    kind = "league" if config.league else "self-play"
-    ax.set(xlabel="training steps (learner decisions)", ylabel="win share", ylim=(0, 1),
-           title=f"masked PPO {kind}, {config.players} players, "
-                 f"{config.eval_games} games per point")
-    ax.legend(loc="lower right")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    files.write_with(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
-    plt.close(fig)
-    return path

@@ -29,7 +29,7 @@ def win_share(predict: Predict, opponent: Any, games: int, num_players: int = 2,
               seed: int = 0) -> float:
     """The share of ``games`` (each played once, in parallel) that ``predict`` wins against
     ``opponent`` at every other seat: ``random``, ``builder``, ``gold`` (compiled) or a bank
-    of frozen policies (``bank.PolicyBank`` or ``exploit.AgentBank``)."""
+    of frozen policies (``bank.PolicyBank`` or ``probe_opponent.AgentBank``)."""
     return float(game_results(predict, opponent, games, num_players, seed).mean())
 
 

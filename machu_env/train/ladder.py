@@ -54,7 +54,7 @@ def eval_agents(text: str, players: int) -> list[str]:
 
 def opponents(names: list[str], players: int) -> dict[str, Any]:
     """Each named agent as a bank of its policies (loaded once, before the run starts)."""
-    from machu_env.train.exploit import opponent_for
+    from machu_env.train.probe_opponent import opponent_for
 
     return {name: opponent_for(name, players, seed=5)[1] for name in names}
 

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from machu_env.agents import policy_file
-from machu_env.agents.tournament import wilson
+from machu_env.agents.standings import wilson
 from machu_env.core import files
 from machu_env.train.bank import PolicyBank
 

@@ -238,7 +238,7 @@ def _greedy(net, temperature: float = 0.0, seed: int = 0):
 
 
 def _wilson(won: np.ndarray) -> tuple[float, float]:
-    from machu_env.agents.tournament import wilson
+    from machu_env.agents.standings import wilson
 
     return wilson(int(won.sum()), int(won.size))
 

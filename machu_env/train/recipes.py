@@ -320,7 +320,7 @@ def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str,
     (counting the phases before), the highest rung it reached (None: not even gold's), the rung
     it was last evaluated against and its win share there, and its checkpoint file (relative
     to ``out``)."""
-    from machu_env.train.config import read_history
+    from machu_env.train.history import read_history
 
     best, key, before = None, None, 0
     rungs = [name for name, _ in ladder.ladder(players)]

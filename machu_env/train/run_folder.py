@@ -67,7 +67,7 @@ def unmark_if_alone(out: Path) -> None:
 def refuse_inputs_inside(out: Path, c, resume: bool) -> None:
     """The run reads no file from its own folder (``--init``, ``--frozen``, evaluated
     agents): a new run there would remove or overwrite it. ValueError naming the option."""
-    from machu_env.train.config import init_path
+    from machu_env.train.init_files import init_path
 
     root = files.resolved(out)
     named = [("--init", init_path(c.init))] if c.init and not resume else []

@@ -56,16 +56,14 @@ from machu_env.core import files
 from machu_env.core.heartbeat import beating
 from machu_env.core.learner_batch import LearnerBatch
 from machu_env.train import checkpoints, ladder, run_folder
-from machu_env.train.config import (  # noqa: F401  (re-exported: the trainer's API)
+from machu_env.train.config import TrainConfig
+from machu_env.train.evaluate import win_share_and_habits
+from machu_env.train.history import (  # noqa: F401  (re-exported: the trainer's API)
     EVAL_OPPONENTS,
-    TrainConfig,
-    arch_of,
-    init_path,
-    observation_of,
     plot_curve,
     read_history,
 )
-from machu_env.train.evaluate import win_share_and_habits
+from machu_env.train.init_files import arch_of, init_path, observation_of
 from machu_env.train.league import evaluate_members, install_pool, train_exploiter
 from machu_env.train.overlap import stepper
 from machu_env.train.ppo import (
@@ -288,7 +286,7 @@ class Trainer:
             if name not in c.eval_names():
                 continue
             if c.ray:  # chunks of games as Ray tasks (float32 copies of the learner)
-                from machu_env.train.exploit import evaluate_exploiter
+                from machu_env.train.exploit_eval import evaluate_exploiter
 
                 row[f"win_vs_{name}"] = float(evaluate_exploiter(
                     self.model.net, name, c.players, c.eval_games, seed=1_000_003 * (k + 1),

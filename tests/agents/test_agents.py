@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 from machu_env import Game
 from machu_env.agents import make_agent
 from machu_env.agents.search import MCTSAgent
-from machu_env.agents.tournament import run_tournament, seatings, wilson
+from machu_env.agents.standings import wilson
+from machu_env.agents.tournament import run_tournament, seatings
 from machu_env.cli import app, main
 from machu_env.core.records import game_record, load_record, replay, save_record
 

@@ -49,7 +49,7 @@ def test_a_file_says_how_its_agent_plays_and_every_layer_meets_it_so(tmp_path):
     # an explicit choice overrides the file
     assert make_agent(f"policy:{hot}", seed=0, deterministic=True).temperature == 0
     # the probe's bank plays the file's temperature too
-    from machu_env.train.exploit import opponent_for
+    from machu_env.train.probe_opponent import opponent_for
 
     _, bank, _ = opponent_for(f"policy:{hot}", 2)
     assert bank.temperatures.tolist() == [1.0]
@@ -132,7 +132,7 @@ def test_a_population_draws_one_member_per_game_by_its_weights(tmp_path):
 
 
 def test_a_population_is_played_by_the_probe_with_its_weights(tmp_path):
-    from machu_env.train.exploit import opponent_for
+    from machu_env.train.probe_opponent import opponent_for
 
     path = _population(tmp_path, (0.5, 0.5), temps=(0.0, 2.0))
     _, bank, net = opponent_for(f"policy:{path}", 2)

@@ -487,7 +487,7 @@ def test_a_superscript_digit_at_the_prompt_is_just_not_legal(tmp_path):
 
 
 def test_a_tournament_one_agent_wins_entirely_draws_its_chart():
-    from machu_env.agents.tournament import wilson
+    from machu_env.agents.standings import wilson
 
     for n in range(1, 20_001, 7):
         lo, hi = wilson(n, n)

@@ -52,6 +52,7 @@ def test_exploit_ends_with_its_verdict_placed_among_the_shipped_probes(tmp_path,
     import json
 
     import machu_env.train.exploit as exploit
+    from machu_env.train import probe_verdict
 
     summary = {"agent": "gold", "players": 2, "steps": 212_992, "exploiter_win_share": 0.81,
                "ci95": [0.792, 0.827], "break_even": 0.5, "eval_games": 2000,
@@ -63,7 +64,7 @@ def test_exploit_ends_with_its_verdict_placed_among_the_shipped_probes(tmp_path,
         "verdict: the exploiter won 81.0% (95 % CI 79.2%-82.7%) of 2,000 games against gold "
         "(break-even 50%), margin +21.4 points: a fresh exploiter beats it more often than "
         "break-even")
-    shipped = exploit.shipped_probes(2)
+    shipped = probe_verdict.shipped_probes(2)
     assert len(shipped) >= 3 and shipped[0][0].startswith("best-2p")
     assert out[1].startswith("the shipped 2-player agents' probes (1.5M steps")
     assert "this one is between" in out[1] or "every shipped agent" in out[1]
@@ -75,7 +76,7 @@ def test_exploit_ends_with_its_verdict_placed_among_the_shipped_probes(tmp_path,
     assert captured.err.startswith("verdict:")
     even = {**summary, "steps": 1_507_328, "exploiter_win_share": 0.51, "ci95": [0.49, 0.53],
             "member_starts": [{}, {}]}
-    lines = exploit.verdict(even, 1_500_000)
+    lines = probe_verdict.verdict(even, 1_500_000)
     assert lines[0].endswith("no exploiter found that beats it more often than break-even")
     assert "harder to exploit than every shipped agent" in lines[1]
     assert lines[-1].startswith("the best of 2 exploiters")

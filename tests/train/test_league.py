@@ -15,8 +15,9 @@ from machu_env.cli import app  # noqa: E402
 from machu_env.core.learner_batch import LearnerBatch  # noqa: E402
 from machu_env.train.bank import PolicyBank  # noqa: E402
 from machu_env.train.evaluate import game_results  # noqa: E402
-from machu_env.train.exploit import AgentBank, exploit, opponent_for  # noqa: E402
+from machu_env.train.exploit import exploit  # noqa: E402
 from machu_env.train.ppo import PPO, PPOSettings, masked_logits, net_config, new_net  # noqa: E402
+from machu_env.train.probe_opponent import AgentBank, opponent_for  # noqa: E402
 from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
 
 SMALL = PPOSettings(n_envs=16, n_steps=32, batch_size=256, n_epochs=2)
@@ -317,7 +318,7 @@ def test_an_exploiter_of_a_deterministic_agent_is_evaluated_without_sampling():
 def test_a_sampled_probe_plays_the_policy_seeded_and_sampling():
     """--sampled: the probed policy samples (seeded), so the same seeds give the same games,
     other seeds other games, and the exploiter's results differ from deterministic play."""
-    from machu_env.train.exploit import evaluate_exploiter
+    from machu_env.train.exploit_eval import evaluate_exploiter
 
     _, bank, _ = opponent_for("ppo-2p", 2, deterministic=False)
     assert not bank.deterministic.any()

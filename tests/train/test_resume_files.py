@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 
 from machu_env.cli import main  # noqa: E402
 from machu_env.train import recipes  # noqa: E402
-from machu_env.train.config import read_history  # noqa: E402
+from machu_env.train.history import read_history  # noqa: E402
 from machu_env.train.selfplay import Trainer  # noqa: E402
 from tests.train_kit import tiny  # noqa: E402
 
