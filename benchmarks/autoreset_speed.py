@@ -2,8 +2,8 @@
 
     python benchmarks/autoreset_speed.py [--num-envs 4096] [--seconds 10] [--out DIR]
 
-Issue #38 made Gymnasium's next-step autoreset the VectorEnv's default (it was same-step). This
-script measures, on whatever ``machu_env`` is importable, the learner steps per second of
+The VectorEnv's default is Gymnasium's next-step autoreset; same-step is an option. This script
+measures, on whatever ``machu_env`` is importable, the learner steps per second of
 ``gym.make_vec("MachuPicchu-v0", num_envs, opponents="random:1")`` stepped with its compiled
 random sampler, in its default mode and in each mode asked for by name, and the wall time of
 ``examples/ppo_vector.py`` (``--example``: the example of the same checkout) training for a

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from machu_env.agents import catalogue as cat
-from machu_env.benchmarks.machine import describe
+from machu_env.bench.machine import describe
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = {2: "ppo-2p-avg,ppo-2p-reg,ppo-2p-race,ppo-2p,ppo-2p-v2,ppo-2p-v1,gold,builder,random",

@@ -352,7 +352,7 @@ def test_an_interrupted_probe_leaves_no_output_folder(tmp_path, capsys, monkeypa
 
 def test_a_tournament_stopped_while_writing_its_outputs_leaves_nothing(tmp_path, capsys,
                                                                        monkeypatch):
-    import machu_env.agents.tournament as T
+    import machu_env.agents.tournament_files as T
 
     def stopped(summary, out):
         raise KeyboardInterrupt
