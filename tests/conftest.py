@@ -13,7 +13,7 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # the engine compiles inside the work, as the tests expect (no up-front compile with its lines;
-# tests/project/test_first_hour.py checks those with the variable unset)
+# tests/cli/test_first_hour.py checks those with the variable unset)
 os.environ.setdefault("MACHU_ENV_WARMUP", "off")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 # Ray starts its workers at nice 15: beside other busy processes they got about 4 % of a core

@@ -12,7 +12,6 @@ import json
 import os
 import random
 import signal
-import struct
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ from machu_env import Game
 from machu_env.core.records import game_record, read_record, replay
 
 torch = pytest.importorskip("torch")
+from hostile_files import f8_file, flat_policy  # noqa: E402
 
 
 def _cli(argv, capsys):
@@ -36,21 +36,6 @@ def _cli(argv, capsys):
 
 
 # --- item 1: a policy whose legal logits are about -1e17 -----------------------------------------
-def flat_policy(path: Path) -> Path:
-    """The review's file: ReLU, pi=[1,1,1], policy weights 1e4 and action_net weights -1e4 (within
-    the file check's bound): every logit about -1e17, legal or not."""
-    from machu_env.agents import policy_file as F
-
-    config = F.net_config([1, 1, 1], "relu", 1)
-    state = {k: v.clone() for k, v in F.new_net(config, 0).state_dict().items()}
-    for k, v in state.items():
-        if "policy_net" in k:
-            v.fill_(1e4)
-        elif k.startswith("action_net"):
-            v.fill_(-1e4)
-    return F.save(path, state, config)
-
-
 def test_the_mask_holds_where_a_fixed_illegal_logit_would_not():
     from machu_env.agents.masking import masked_argmax, masked_logits, masked_probabilities
 
@@ -127,19 +112,6 @@ def test_play_outs_stop_at_their_deadline():
 
 
 # --- item 4: a tensor dtype that torch does not have ----------------------------------------------
-def f8_file(path: Path) -> Path:
-    from machu_env.agents import policy_file as F
-
-    config = F.net_config([1], "relu", 1)
-    header = {"w": {"dtype": "F8_E8M0", "shape": [1], "data_offsets": [0, 1]},
-              "__metadata__": {"format": F.FORMAT, "version": str(F.VERSION),
-                               "config": json.dumps(config)}}
-    head = json.dumps(header).encode()
-    head += b" " * (-len(head) % 8)
-    path.write_bytes(struct.pack("<Q", len(head)) + head + b"\0")
-    return path
-
-
 def test_an_unreadable_dtype_is_one_line_everywhere(tmp_path, capsys):
     from machu_env.agents import make_agent
 

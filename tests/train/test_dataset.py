@@ -138,11 +138,8 @@ def test_equal_reward_and_end_arrays_are_one_dataset(written):
 def test_a_policy_with_huge_negative_logits_writes_only_legal_steps(tmp_path):
     """Item 1: the review's flat policy (every logit about -1e17) chose 49 of 228 steps outside
     the mask; every step is now legal and every record replays."""
-    import sys
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).parents[1] / "project"))
-    from test_refused_files_and_stops import flat_policy
+    from hostile_files import flat_policy
 
     path = flat_policy(tmp_path / "flat.safetensors")
     card = write_dataset([f"policy:{path}", "random"], 2, 5, tmp_path / "d", name="f", seed=0)

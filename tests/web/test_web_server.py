@@ -266,11 +266,8 @@ def test_one_client_cannot_pile_up_finished_games_or_replays():
 def test_an_unreadable_agent_file_is_a_400(tmp_path):
     """Item 4: a tensor dtype torch lacks (F8_E8M0) gave a 500 from ``--agents-dir``."""
     pytest.importorskip("torch")
-    import sys
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).parents[1] / "project"))
-    from test_refused_files_and_stops import f8_file
+    from hostile_files import f8_file
 
     f8_file(tmp_path / "f8.safetensors")
     with running(Limits(agent_seconds=60), ConnectionLimits(), agents_dir=tmp_path) as (_, port):
