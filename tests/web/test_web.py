@@ -807,3 +807,15 @@ def test_a_move_that_gains_nothing_says_so_on_its_button_and_in_the_history():
             assert entry["says"].endswith(IDLE_WORDS) == idle
             assert not idle or entry["action"].startswith("move ")
     assert labelled >= 10 and unlabelled >= 10
+
+
+def test_the_page_gives_each_id_to_one_element():
+    import re
+    from pathlib import Path
+
+    import machu_env.web
+
+    page = (Path(machu_env.web.__file__).parent / "static" / "index.html").read_text()
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) > 50
+    assert sorted({i for i in ids if ids.count(i) > 1}) == []

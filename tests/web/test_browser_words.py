@@ -1,0 +1,94 @@
+"""What the page says in words on a phone: every player's goods named by the board's letters as
+well as by colour, and the others' moves since yours shown whole on a tap (two lines until
+then; no text that only a hover tooltip shows). Marked ``browser``."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+pytest.importorskip("selenium.webdriver")
+from browser_kit import errors, start, wait  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from web_phone import phone  # noqa: E402
+
+LETTERS = "CLKPW"  # corn, llama, coca, pottery, cloth: the board's letters
+
+
+def _strip_rows(browser) -> list[list[tuple[str, str]]]:
+    return browser.execute_script(
+        "return [...document.querySelectorAll('#strip .row')].map((r) => "
+        "[...r.querySelectorAll('.nb .g')].map((g) => [g.textContent, "
+        "g.getAttribute('aria-label')]))")
+
+
+def test_the_strip_names_every_good_by_its_board_letter(server, browser):
+    phone(browser)
+    start(browser, server, seed="5", players="3")
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#strip .row"))
+    rows = _strip_rows(browser)
+    assert len(rows) == 3
+    names = ["corn", "llama", "coca", "pottery", "cloth"]
+    for row in rows:
+        assert [text[0] for text, _ in row] == list(LETTERS), row
+        for (text, label), name in zip(row, names, strict=True):
+            count = re.fullmatch(r"[CLKPW](\d+)", text)
+            assert count and label == f"{count.group(1)} {name}", (text, label)
+    assert not errors(browser)
+
+
+def test_the_others_moves_show_whole_on_a_tap(server, browser):
+    phone(browser)
+    start(browser, server, seed="11", players="3")
+    since = browser.find_element(By.ID, "since")
+    clamped = False
+    for _ in range(200):  # play the first legal move until the others' moves fill two lines
+        wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+        if since.is_displayed() and "clamped" in since.get_attribute("class"):
+            clamped = True
+            break
+        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
+                   if b.is_displayed() and b.is_enabled()]
+        if buttons:
+            browser.execute_script("arguments[0].click()", buttons[0])
+        time.sleep(0.05)
+    assert clamped, "the others' moves never needed more than two lines"
+    whole = lambda: browser.execute_script(  # noqa: E731
+        "const b = document.getElementById('since'); return b.scrollHeight <= b.clientHeight + 1")
+    assert not whole() and since.get_attribute("aria-expanded") == "false"
+    browser.execute_script("arguments[0].click()", since)
+    assert whole() and since.get_attribute("aria-expanded") == "true"
+    browser.execute_script("arguments[0].click()", since)
+    assert not whole() and since.get_attribute("aria-expanded") == "false"
+    assert not errors(browser)
+
+
+def test_a_tie_on_the_score_is_ordered_by_the_tie_break_and_says_so(server, browser):
+    """R9.5: a tie on the final score goes to the most goods units left; the end table lists
+    the tie's winner first and says how the tie was broken (the page's own ``showFinal``)."""
+    browser.get(server)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    row = {"vp": 20, "gold": 30, "multiplier": 2, "score": 40, "vp_by": {}, "cards": []}
+    final = [{**row, "goods_units": 1, "winner": False}, {**row, "goods_units": 4, "winner": True},
+             {**row, "score": 12, "goods_units": 9, "winner": False}]
+    browser.execute_script("showFinal(arguments[0])",
+                           {"final": final, "seat": 0, "agents": ["you", "gold", "random"]})
+    names = [r.text.split(")")[0] + ")" for r in
+             browser.find_elements(By.CSS_SELECTOR, "#final table.scores tr")[1:]]
+    assert names == ["P1 (gold)", "P0 (you)", "P2 (random)"]
+    said = browser.find_element(By.CSS_SELECTOR, "#final .tie-break").text
+    assert said == ("Tied on 40: the tie goes to the most goods left (3 corn = 1 unit): "
+                    "P1 (gold) 4 units, P0 (you) 1 unit.")
+    final[0]["goods_units"], final[0]["winner"] = 4, True
+    browser.execute_script("showFinal(arguments[0])",
+                           {"final": final, "seat": 0, "agents": ["you", "gold", "random"]})
+    assert browser.find_element(By.CSS_SELECTOR, "#final .tie-break").text.endswith(
+        "; still tied, so the win is shared.")
+    assert not errors(browser)
