@@ -49,6 +49,7 @@ from machu_env.bench.machine import describe
 from machu_env.envs.sb3 import MachuPicchuVecEnv
 from machu_env.train.ppo import bf16_supported
 from machu_env.train.selfplay import TrainConfig, train
+from machu_env.train.sizing import usable_cores
 
 NEVER = 10**12  # no evaluation or snapshot during a measured run
 
@@ -62,6 +63,7 @@ def maskable_setup(players: int, seed: int = 0, **settings):
     from sb3_contrib import MaskablePPO
 
     c = TrainConfig(players=players, **settings)
+    c.size_to(usable_cores(), None)  # machu train's sizing on this machine's CPU
     env = MachuPicchuVecEnv(c.n_envs, players, seed=seed, pool=c.pool,
                             max_learner_steps=1000)
     layers = c.layers()
@@ -107,7 +109,8 @@ def machu_train(steps: int, players: int, threads: int, precision: str, seed: in
                             **{"imitate": "", **settings})  # (steps/s of PPO alone)
             return train(c, verbose=False)
 
-        c = TrainConfig(**settings)
+        c = TrainConfig(threads=threads, **settings)
+        c.size_to(usable_cores(), None)
         run(c.n_envs * c.n_steps, "warmup")
         s = run(steps, "run")
     return {"steps": s["timesteps"], "seconds": s["train_seconds"],
@@ -140,6 +143,7 @@ def rllib_ppo(steps: int, players: int, seed: int = 0, **settings) -> dict:
     from machu_env.envs.rllib import vector_ppo_config
 
     c = TrainConfig(players=players, **settings)
+    c.size_to(usable_cores(), None)  # machu train's sizing on this machine's CPU
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         algo = vector_ppo_config(

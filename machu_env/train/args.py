@@ -55,6 +55,10 @@ class TrainArgs(PPOArgs):
     The defaults are the time-to-strength recipe: a fresh policy first imitates ``gold``."""
 
 
+    n_envs: int = setting(0, "games played in parallel (0: sized to the machine, 64 a thread, "
+                          "128 on 2 cores)", 0)
+    n_steps: int = setting(0, "steps per game per PPO rollout (0: sized to the machine: "
+                           "16,384 / n_envs, 128 on 2 cores)", 0)
     n_epochs: int = setting(2, "PPO epochs per rollout", 1, 100)
     players: int = setting(2, "number of players", 2, 5)
     timesteps: int = setting(20000000, "learner decisions in total", 1)
@@ -87,7 +91,8 @@ class TrainArgs(PPOArgs):
     imitate_games: int = setting(2000, "--imitate: games of the heuristic at every seat", 1, 100000)
     imitate_epochs: int = setting(4, "--imitate: epochs over them", 1, 100)
     device: str = setting('auto', "torch device: auto (a GPU if there is one), cpu, cuda...")
-    threads: int = setting(0, "torch and numba threads (0: their defaults)", 0, MAX_THREADS)
+    threads: int = setting(0, "torch and numba threads (0: every core this process may use)",
+                           0, MAX_THREADS)
     overlap: bool = setting(False,
         "collect the next rollout on a thread of its own while the learner updates (one "
         "update of policy lag; --threads are split between the two)")

@@ -13,6 +13,7 @@ from machu_env.agents import policy_file
 from machu_env.core.opponent_pool import parse_pool
 from machu_env.core.reward_modes import check_reward_mode
 from machu_env.engine.pool import COMPILED_NAMES
+from machu_env.train import sizing
 from machu_env.train.args import (  # noqa: F401  (re-exported)
     MAX_EVAL_GAMES,
     MAX_POOL,
@@ -76,6 +77,16 @@ class TrainConfig(TrainArgs, PPOSettings):
         a recipe's phase that ends once the temples are found)."""
         return (0 < self.stop_at <= row["win_vs_gold"]
                 or 0 < self.stop_at_sacrifices <= row.get("sacrifices_per_game_vs_gold", 0.0))
+
+    def size_to(self, cores: int, gpu: str | None) -> sizing.Sizing:
+        """Size the settings left at 0 / ``auto`` to a machine of ``cores`` cores and ``gpu``
+        (``train.sizing``), in place, and check the result (the rollout's rows against the
+        minibatch); what was picked."""
+        fit = sizing.size(self.n_envs, self.n_steps, self.threads, self.device, cores, gpu)
+        self.n_envs, self.n_steps, self.threads, self.device = (fit.n_envs, fit.n_steps,
+                                                                fit.threads, fit.device)
+        self.check()
+        return fit
 
     def goal_words(self) -> str:
         """The goal that ends the run, in words for the progress line ("" when none)."""

@@ -35,8 +35,10 @@ a version-2 run with their input widened (they play as before).
 instead of fresh weights. ``--head-start S``, a curriculum: in a share S of the training games
 the learner starts holding a free priest card (``LearnerBatch``); evaluations play the rules.
 
-Speed: ``--precision bf16`` (autocast), ``--threads`` (torch's and numba's; 0: their defaults;
-two runs on 2 cores: ``--threads 1`` each), ``--overlap`` (rollout beside update: overlap.py).
+Speed: the games in flight, the threads and the device are sized to the machine (``sizing``;
+the run's first line says what it picked), ``--precision bf16`` (autocast), ``--threads``
+(torch's and numba's; two runs on 2 cores: ``--threads 1`` each), ``--overlap`` (rollout beside
+update: overlap.py).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from machu_env.agents import policy_file
 from machu_env.core import files
 from machu_env.core.heartbeat import beating
 from machu_env.core.learner_batch import LearnerBatch
-from machu_env.train import checkpoints, ladder, run_folder
+from machu_env.train import checkpoints, ladder, run_folder, sizing
 from machu_env.train.config import TrainConfig
 from machu_env.train.evaluate import win_share_and_habits
 from machu_env.train.history import (  # noqa: F401  (re-exported: the trainer's API)
@@ -97,6 +99,7 @@ class Trainer:
             saved.minutes = minutes if minutes is not None else config.minutes or saved.minutes
             config = saved
         config.check()
+        self.sizing_line = self._size(config, verbose)
         if config.precision == "bf16" and not bf16_supported():
             raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 "
                              "BF16 or AMX); this one has none: use fp32")
@@ -174,6 +177,16 @@ class Trainer:
         self._writer = None
 
     # --- building -------------------------------------------------------------------------------
+    @staticmethod
+    def _size(c: TrainConfig, verbose: bool) -> str:
+        """The settings left at 0 / ``auto`` sized to this machine (``sizing``); the line that
+        says so, printed first."""
+        cores, gpu = sizing.usable_cores(), sizing.gpu_name()
+        line = c.size_to(cores, gpu).words(cores, gpu)
+        if verbose:
+            print(line, flush=True)
+        return line
+
     def _check_resumable(self) -> None:
         """Before any work: the checkpoint is whole and its network is this run's."""
         checkpoints.read_state(self.out)  # (whole, or a ValueError in words)
