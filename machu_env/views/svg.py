@@ -84,6 +84,8 @@ if TYPE_CHECKING:  # a game: anything with Game's view(player), scores() and lea
 
 _BONUS_GOOD = dict(zip(DISTRICTS[:5], GOODS, strict=True))
 
+ENDINGS = {"conquest": "the Spanish conquest", "rescue": "the Rescue"}  # R9: the two ends
+
 
 def clock_words(game: Game) -> str:
     """The time of a position in words: "Day 3 of 9 · Night", "Game over after day 9 of 9"."""
@@ -192,13 +194,13 @@ def _highlight(last: tuple[int, str], boxes: dict[str, Box], room: float) -> lis
     """The last decision: a caption (cut to ``room``), and a thick outline on the parts of the
     board it names."""
     p, action = last
-    out = [_text(MAP_X, 47, _fit(f"last: player {p} {say(action)}", room, MIN_TEXT),
+    out = [_text(MAP_X, 47, _fit(f"last: P{p} {say(action)}", room, MIN_TEXT),
                  MIN_TEXT, weight="bold", fill="#b34700")]
     for part in named_parts(action):
         x, y, w, h = boxes[part]
         out.append(f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="{w + 8:.1f}" '
                    f'height="{h + 8:.1f}" rx="8" fill="none" stroke="#d55e00" stroke-width="5">'
-                   f'<title>last move: player {p} {escape(say(action))}</title></rect>')
+                   f'<title>last move: P{p} {escape(say(action))}</title></rect>')
     return out
 
 
@@ -212,13 +214,13 @@ def board_svg(game: Game, player: int | str | None = None,
     n = v["num_players"]
     width, height = board_size(n)
     if v["game_over"]:
-        head = f"Game over after day {v['day']}: {v['end']}"
+        head = f"Game over after day {v['day']}: {ENDINGS.get(v['end'], v['end'])}"
     else:
-        head = (f"Day {v['day']} of {LAST_DAY} · player {v['active_player']}'s turn · "
-                f"player {v['current_player']} to "
+        head = (f"Day {v['day']} of {LAST_DAY} · P{v['active_player']}'s turn · "
+                f"P{v['current_player']} to "
                 f"{DECISION_WORDS.get(v['decision'], v['decision'])}")
     seen = {None: "every hand shown", "public": "public view"}.get(
-        player, f"as seen by player {player}")
+        player, f"as seen by P{player}")
     about = f"{n} players · {seen} · deck {v['deck_size']} cards"
     # the heading has the first line to itself; the caption of the last move shares the second
     # with the line about the picture, cut so that the two never meet

@@ -126,10 +126,10 @@ def test_replay_frames_outline_the_move_just_played():
     record = game_record(_finished(2, 4))
     frames = replay_frames(record)
     for frame, entry in zip(frames["frames"][1:], frames["log"], strict=True):
-        assert escape(f"last: player {entry['player']} {say(entry['action'])}") in frame
+        assert escape(f"last: P{entry['player']} {say(entry['action'])}") in frame
         verb, _, where = entry["action"].partition(" ")
         if verb == "move":  # the district moved to is outlined, in a player's words
-            assert escape(f"last move: player {entry['player']} moves the Prince to the "
+            assert escape(f"last move: P{entry['player']} moves the Prince to the "
                           f"{LABELS[where]}") in frame
     assert "last:" not in frames["frames"][0]
 

@@ -85,7 +85,7 @@ def test_the_picture_holds_the_districts_incas_princes_and_trail():
     svg = board_svg(game, player=0)
     for p, pv in enumerate(v["players"]):
         assert f"Incas in supply {pv['incas_supply']}" in "".join(_texts(groups[f"player{p}"]))
-    assert f"player {v['current_player']} to {DECISION_WORDS[v['decision']]}" in svg
+    assert f"P{v['current_player']} to {DECISION_WORDS[v['decision']]}" in svg
     assert svg.count("<title>temple stone</title>") == sum(v["bonus"][t] for t in (
         "condor_temple", "puma_temple", "sun_temple", "main_temple"))
 
