@@ -92,3 +92,34 @@ def test_a_tie_on_the_score_is_ordered_by_the_tie_break_and_says_so(server, brow
     assert browser.find_element(By.CSS_SELECTOR, "#final .tie-break").text.endswith(
         "; still tied, so the win is shared.")
     assert not errors(browser)
+
+
+def test_a_move_that_gains_nothing_says_so_on_the_board_as_on_its_button(server, browser):
+    """A Prince move that ends the turn with nothing gained: its district's caption on the
+    board ends as its button does (" · gains nothing" or " · done today")."""
+    start(browser, server, seed="11")
+    seen = 0
+    for _ in range(150):
+        wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action")
+             or "Game over" in browser.find_element(By.ID, "status").text)
+        for button in browser.find_elements(By.CSS_SELECTOR, "#actions button.action.idle"):
+            spot = browser.find_elements(
+                By.CSS_SELECTOR, f'#board g.clickable[data-id="{button.get_attribute("data-id")}"]')
+            if not spot:
+                continue
+            words = button.text.split("\n")[-1]
+            end = " · gains nothing" if words.endswith("gains nothing") else " · done today"
+            assert words.endswith(end), words
+            caption = spot[0].find_element(By.CSS_SELECTOR, "text.cost").text
+            assert caption.endswith(end) and "idle" in spot[0].get_attribute("class"), caption
+            seen += 1
+        if seen >= 2:
+            break
+        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
+                   if b.is_displayed() and b.is_enabled()]
+        if not buttons:
+            break
+        browser.execute_script("arguments[0].click()", buttons[0])
+        time.sleep(0.05)
+    assert seen >= 2
+    assert not errors(browser)
