@@ -123,3 +123,32 @@ def test_a_move_that_gains_nothing_says_so_on_the_board_as_on_its_button(server,
         time.sleep(0.05)
     assert seen >= 2
     assert not errors(browser)
+
+
+def test_the_market_spaces_a_move_adds_to_and_takes_off_look_different(server, browser):
+    """The night's market adjustment on the board: a space that gets a good is outlined green
+    and marked +1, one that loses a good outlined red, dashed, and marked -1."""
+    from browser_kit import open_branch, record_where
+
+    def both(game):
+        legal = game.legal_actions()
+        return game.decision == "market_adjust" and any(" add " in f" {a} " for a in legal) \
+            and any(" remove " in f" {a} " for a in legal)
+
+    record, at = record_where(both)
+    browser.get(server)
+    open_branch(server, browser, record, at)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#board g.clickable.adds"))
+    signs = browser.execute_script(
+        "return [...document.querySelectorAll('#board g.clickable')]"
+        ".filter((g) => g.classList.contains('adds') || g.classList.contains('takes'))"
+        ".map((g) => [g.classList.contains('adds') ? 'adds' : 'takes', "
+        "g.querySelector('text.sign').textContent, "
+        "getComputedStyle(g.querySelector('rect')).stroke, "
+        "getComputedStyle(g.querySelector('rect')).strokeDasharray])")
+    adds = {tuple(x[1:]) for x in signs if x[0] == "adds"}
+    takes = {tuple(x[1:]) for x in signs if x[0] == "takes"}
+    assert adds and takes, signs
+    assert {a[0] for a in adds} == {"+1"} and {t[0] for t in takes} == {"\u22121"}
+    assert not ({(a[1], a[2]) for a in adds} & {(t[1], t[2]) for t in takes})  # outlines differ
+    assert not errors(browser)
