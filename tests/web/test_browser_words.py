@@ -152,3 +152,22 @@ def test_the_market_spaces_a_move_adds_to_and_takes_off_look_different(server, b
     assert {a[0] for a in adds} == {"+1"} and {t[0] for t in takes} == {"\u22121"}
     assert not ({(a[1], a[2]) for a in adds} & {(t[1], t[2]) for t in takes})  # outlines differ
     assert not errors(browser)
+
+
+def test_no_player_name_in_the_strip_is_cut_on_a_phone(server, browser):
+    """The strip's names (the longest shipped agent's too) are whole, the turn's mark included."""
+    phone(browser)
+    start(browser, server, seed="5", opponent="best-3p", players="3")
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#strip .row .who"))
+    for _ in range(6):  # a few turns: the mark moves from name to name
+        cut = browser.execute_script(
+            "return [...document.querySelectorAll('#strip .who')]"
+            ".filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => w.textContent)")
+        assert cut == [], cut
+        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
+                   if b.is_displayed() and b.is_enabled()]
+        if not buttons:
+            break
+        browser.execute_script("arguments[0].click()", buttons[0])
+        time.sleep(0.3)
+    assert not errors(browser)
