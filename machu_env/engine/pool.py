@@ -2,7 +2,7 @@
 
 Every game ``i`` has one learner seat ``seats[i]`` and, for every seat, an opponent kind
 ``kinds[i, seat]``: ``RANDOM``, ``BUILDER``, ``GOLD`` and ``RACER`` are played here in compiled
-code (the heuristics are ``agents.heuristic.choose``, the same function the heuristic agents call,
+code (the heuristics are ``engine.lookahead.choose``, the same function the heuristic agents call,
 on a re-deal of the cards the deciding seat cannot see: ``choose_fair``); kinds
 ``>= FIRST_POLICY`` are frozen policies that Python plays in batches. A new game
 draws its learner seat and every opponent kind from the game's own generator, so a run depends
@@ -155,7 +155,7 @@ def step_learners(states, bufs, counts, rngs, seats, kinds, weights, noise, cum,
     """A whole step of a batch whose opponents are all compiled, in one pass per game: the
     learner's action, the opponents' replies, the end (reward, last observation, win) or the
     truncation of the game and its restart, then the learner's next observation and legal
-    mask. The same draws in the same order per game as the step in ``PoolVecEnv.advance``.
+    mask. The same draws in the same order per game as the step in ``LearnerBatch.advance``.
     A game with ``active[i]`` False is not stepped (its observation and mask are written)."""
     for i in prange(states.shape[0]):
         rewards[i] = 0.0
