@@ -23,7 +23,7 @@ from typing import Any
 
 from machu_env.core.records import replay
 from machu_env.rules.actions import visible_notation
-from machu_env.views.phrases import say
+from machu_env.views.phrases import say, say_you
 
 
 def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, Iterator]:
@@ -48,9 +48,11 @@ def _positions(record: dict[str, Any], player: int | str | None) -> tuple[dict, 
             game.play(action)
             shown = visible_notation(action, p, player)
             parts = named_parts(shown)
-            yield board_svg(game, player, (p, shown)), {
-                "day": day, "player": p, "action": shown, "says": say(shown),
-                "clock": clock_words(game), "focus": parts[0] if parts else None}
+            entry = {"day": day, "player": p, "action": shown, "says": say(shown),
+                     "clock": clock_words(game), "focus": parts[0] if parts else None}
+            if agents[p] == "you":  # the player's own moves, in the second person
+                entry["says_you"] = say_you(shown)
+            yield board_svg(game, player, (p, shown)), entry
     return summary, boards()
 
 

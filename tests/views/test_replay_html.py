@@ -209,3 +209,21 @@ def test_every_move_has_a_phrase_in_a_players_words():
     from machu_env.engine.stages import DECISION_NAMES
 
     assert set(DECISION_WORDS) == set(DECISION_NAMES)
+
+
+def test_a_replay_of_your_game_words_your_moves_in_the_second_person():
+    from machu_env.views.phrases import say_you
+    from machu_env.views.replay_html import packed_replay
+
+    game, rnd = Game(2, seed=4), random.Random(4)
+    for _ in range(12):
+        game.play(rnd.choice(game.legal_action_ids()))
+    log = packed_replay(game_record(game, ["you", "gold"]))["log"]
+    assert len(log) == 12
+    for entry in log:
+        if entry["player"] == 0:
+            assert entry["says_you"] == say_you(entry["action"]) != entry["says"]
+        else:
+            assert "says_you" not in entry
+    assert all("says_you" not in e for e in packed_replay(game_record(game, ["gold", "gold"]))
+               ["log"])

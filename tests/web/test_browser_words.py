@@ -171,3 +171,33 @@ def test_no_player_name_in_the_strip_is_cut_on_a_phone(server, browser):
         browser.execute_script("arguments[0].click()", buttons[0])
         time.sleep(0.3)
     assert not errors(browser)
+
+
+def test_a_replay_says_your_moves_as_the_game_did(server, browser, tmp_path):
+    """In the replay of a game you played, your moves read "You (P0) put..." as they did in the
+    game, the others' "P1 (random) puts..."."""
+    import json
+    import random
+
+    from machu_env import Game
+    from machu_env.core.records import game_record
+
+    game, rnd = Game(2, seed=5), random.Random(5)
+    while not game.is_over:
+        game.play(rnd.choice(game.legal_action_ids()))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game_record(game, ["you", "random"])))
+    browser.get(server)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    browser.find_element(By.ID, "record-file").send_keys(str(path))
+    wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
+    texts = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")]
+    mine = [t for k, t in enumerate(texts) if game.history[k][0] == 0]
+    theirs = [t for k, t in enumerate(texts) if game.history[k][0] == 1]
+    assert mine and all(t.startswith("You (P0) ") for t in mine), mine[:3]
+    assert any(t.startswith("You (P0) put your first Inca in the") for t in mine)
+    assert theirs and all(t.startswith("P1 (random) ") for t in theirs), theirs[:3]
+    browser.find_element(By.ID, "r-next").click()
+    wait(lambda: browser.find_element(By.ID, "r-where").text.startswith("decision 1"))
+    assert browser.find_element(By.ID, "r-said").text.startswith("day ")
+    assert not errors(browser)
