@@ -94,3 +94,40 @@ def test_the_laptop_end_screen_shows_the_result_and_replay_this_game(server, bro
     heading = browser.find_element(By.CSS_SELECTOR, "#final h3")
     assert browser.execute_script(seen, heading)
     assert not errors(browser)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_a_laptop_replay_shows_the_whole_board_within_720_px(server, browser, tmp_path, players):
+    """1280x720: a replay's board, the players' panels included, fits the window's height
+    (a game's board is not made smaller: after "play on from here" the rule is gone)."""
+    import json
+    import random
+
+    from browser_kit import wait
+    from selenium.webdriver.common.by import By
+
+    from machu_env import Game
+    from machu_env.core.records import game_record
+
+    game, rnd = Game(players, seed=5), random.Random(5)
+    while not game.is_over:
+        game.play(rnd.choice(game.legal_action_ids()))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game_record(game, ["you"] + ["random"] * (players - 1))))
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False})
+    browser.get(server)
+    ready(browser)
+    browser.find_element(By.ID, "record-file").send_keys(str(path))
+    wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
+    box = ("const r = document.querySelector('#board svg').getBoundingClientRect(); "
+           "return [r.top, r.bottom, window.innerHeight]")
+    top, bottom, height = browser.execute_script(box)
+    assert height == 720 and top >= 0 and bottom <= height, (top, bottom)
+    browser.find_element(By.ID, "r-next").click()
+    top, bottom, height = browser.execute_script(box)
+    assert bottom <= height
+    browser.find_element(By.ID, "r-branch").click()  # a game again: the board at its width
+    wait(lambda: "#game=" in browser.current_url)
+    assert "replaying" not in browser.find_element(By.TAG_NAME, "body").get_attribute("class")
+    assert not errors(browser)
