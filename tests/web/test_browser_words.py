@@ -22,6 +22,16 @@ from web_phone import phone  # noqa: E402
 LETTERS = "CLKPW"  # corn, llama, coca, pottery, cloth: the board's letters
 
 
+def play_first(browser, pause: float) -> bool:
+    """Play the first move on the screen (False when there is none), then wait ``pause`` s."""
+    buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
+               if b.is_displayed() and b.is_enabled()]
+    if buttons:
+        browser.execute_script("arguments[0].click()", buttons[0])
+        time.sleep(pause)
+    return bool(buttons)
+
+
 def _strip_rows(browser) -> list[list[tuple[str, str]]]:
     return browser.execute_script(
         "return [...document.querySelectorAll('#strip .row')].map((r) => "
@@ -54,11 +64,8 @@ def test_the_others_moves_show_whole_on_a_tap(server, browser):
         if since.is_displayed() and "clamped" in since.get_attribute("class"):
             clamped = True
             break
-        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
-                   if b.is_displayed() and b.is_enabled()]
-        if buttons:
-            browser.execute_script("arguments[0].click()", buttons[0])
-        time.sleep(0.05)
+        if not play_first(browser, 0.05):
+            time.sleep(0.05)
     assert clamped, "the others' moves never needed more than two lines"
     whole = lambda: browser.execute_script(  # noqa: E731
         "const b = document.getElementById('since'); return b.scrollHeight <= b.clientHeight + 1")
@@ -115,12 +122,8 @@ def test_a_move_that_gains_nothing_says_so_on_the_board_as_on_its_button(server,
             seen += 1
         if seen >= 2:
             break
-        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
-                   if b.is_displayed() and b.is_enabled()]
-        if not buttons:
+        if not play_first(browser, 0.05):
             break
-        browser.execute_script("arguments[0].click()", buttons[0])
-        time.sleep(0.05)
     assert seen >= 2
     assert not errors(browser)
 
@@ -164,12 +167,8 @@ def test_no_player_name_in_the_strip_is_cut_on_a_phone(server, browser):
             "return [...document.querySelectorAll('#strip .who')]"
             ".filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => w.textContent)")
         assert cut == [], cut
-        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.action")
-                   if b.is_displayed() and b.is_enabled()]
-        if not buttons:
+        if not play_first(browser, 0.3):
             break
-        browser.execute_script("arguments[0].click()", buttons[0])
-        time.sleep(0.3)
     assert not errors(browser)
 
 
