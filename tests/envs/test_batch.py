@@ -157,3 +157,27 @@ def test_vecenv_trains_with_maskable_ppo():
     obs = env.reset()
     actions, _ = model.predict(obs, action_masks=env.action_masks())
     assert env.action_masks()[np.arange(32), actions].all()
+
+
+def test_the_batch_core_and_the_sb3_env_refuse_bad_input_and_change_nothing():
+    """The SB3 env's pool options and the pool's snapshot labels: one clear ValueError each,
+    and the games and the pool are as they were."""
+    pytest.importorskip("stable_baselines3")
+    from machu_env.core.learner_batch import LearnerBatch
+    from machu_env.envs.sb3 import MachuPicchuVecEnv
+
+    for bad, match in (({"pool": "gold:1,chess:2"}, "bad pool entry"),
+                       ({"max_learner_steps": 0}, "max_learner_steps"),
+                       ({"head_start": 1.5}, "head_start must be a share"),
+                       ({"pool": {"gold": -1}}, "pool weight of gold")):
+        with pytest.raises(ValueError, match=match):
+            MachuPicchuVecEnv(4, 2, seed=0, **bad)
+    batch = LearnerBatch(4, 2, seed=0, pool="gold:1,self:1")
+    batch.set_snapshots([lambda o, m: m.argmax(1)])
+    batch.reset()
+    states, before = batch.states.copy(), batch.probabilities()
+    with pytest.raises(ValueError, match="give one label per snapshot"):
+        batch.set_snapshots([lambda o, m: m.argmax(1)] * 2, labels=["only one"])
+    with pytest.raises(ValueError, match="actions must be an integer array"):
+        batch.checked_actions(np.zeros(3, np.int32))
+    assert batch.probabilities() == before and np.array_equal(batch.states, states)

@@ -60,3 +60,14 @@ def test_a_run_prints_its_sizing_first_and_records_what_it_used(tmp_path, capsys
     assert out[0].startswith("machu train: 128 games x 128 steps per rollout, 1 thread, ")
     saved = json.loads((tmp_path / "run" / "config.json").read_text())
     assert (saved["n_envs"], saved["n_steps"], saved["threads"]) == (128, 128, 1)
+
+
+def test_impossible_sizes_are_refused_in_one_line_and_nothing_is_written(tmp_path):
+    from machu_env.train.config import TrainConfig
+
+    with pytest.raises(ValueError, match="n_envs"):
+        TrainConfig(n_envs=-1, out=str(tmp_path / "run")).check()
+    config = TrainConfig(n_envs=100, out=str(tmp_path / "run"))  # 100 x 128 rows: no 4096 split
+    with pytest.raises(ValueError, match="batch_size"):
+        config.size_to(2, None)
+    assert not (tmp_path / "run").exists()
