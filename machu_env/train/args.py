@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from machu_env.train.settings import setting
 
 MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
+MAX_WORKERS = 1024  # rollout workers
 MAX_EVAL_GAMES = 100_000  # games per opponent per evaluation (all played at once)
 MAX_POOL = 64  # max_snapshots, max_exploiters: frozen networks kept in the pool
 MAX_SACRIFICES = 50  # stop_at_sacrifices: a goal of sacrifices a game (a game has far fewer)
@@ -123,8 +124,13 @@ class TrainArgs(PPOArgs):
         "history summary); 0: the --init policy's own, else 1; --init from a shorter version "
         "widens its input", 0, 3)
     ray: str = setting('',
-        "play the evaluations against the heuristics as Ray tasks: --ray alone joins or "
-        "starts a local instance; auto or ray://host:port a cluster (the ray extra)")
+        "run the rollout workers as Ray actors and the evaluations against the heuristics "
+        "as Ray tasks: --ray alone joins or starts a local instance; auto or ray://host:port "
+        "a cluster (the ray extra)")
+    rollout_workers: int = setting(0,
+        "split the games over this many rollout workers, each with a copy of the policy "
+        "(threads here; Ray actors with --ray); 0: one here, one per cluster CPU with --ray",
+        0, MAX_WORKERS)
     eval_agents: str = setting('',
         "trained agents also evaluated at every checkpoint: 'ladder' (the shipped agents, "
         "weakest first, up to the first not beaten) or comma-separated names; they never "

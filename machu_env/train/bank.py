@@ -72,6 +72,7 @@ class PolicyBank:
         self.nets = list(nets)
         self.weights = None if weights is None else [float(w) for w in weights]
         self.num_policies = len(nets)
+        self.seed = int(seed)  # (rollout workers seed their own copies from it)
         self.generator = torch.Generator().manual_seed(int(seed))
         self.precision = precision
         self.names = list(names) if names is not None else ["self"] * len(nets)

@@ -67,6 +67,12 @@ class TrainConfig(TrainArgs, PPOSettings):
         self.frozen_paths()
         parse_pool(self.pool)
         check_reward_mode(self.reward)
+        if self.rollout_workers > max(1, self.n_envs):
+            raise ValueError(f"rollout_workers ({self.rollout_workers}) must not exceed "
+                             f"n_envs ({self.n_envs}): each worker steps some of the games")
+        if self.rollout_workers > 1 and self.overlap:
+            raise ValueError("--overlap and --rollout-workers above 1 do not combine: the "
+                             "workers already step the games beside each other; choose one")
         if not re.fullmatch(r"auto|cpu|mps|cuda(:\d{1,3})?", self.device):
             raise ValueError(f"device must be auto, cpu, cuda, cuda:<n> or mps, "
                              f"got {self.device!r}")
@@ -78,13 +84,17 @@ class TrainConfig(TrainArgs, PPOSettings):
         return (0 < self.stop_at <= row["win_vs_gold"]
                 or 0 < self.stop_at_sacrifices <= row.get("sacrifices_per_game_vs_gold", 0.0))
 
-    def size_to(self, cores: int, gpu: str | None) -> sizing.Sizing:
+    def size_to(self, cores: int, gpu: str | None,
+                ray_cpus: int | None = None) -> sizing.Sizing:
         """Size the settings left at 0 / ``auto`` to a machine of ``cores`` cores and ``gpu``
-        (``train.sizing``), in place, and check the result (the rollout's rows against the
-        minibatch); what was picked."""
-        fit = sizing.size(self.n_envs, self.n_steps, self.threads, self.device, cores, gpu)
+        (and a Ray cluster of ``ray_cpus`` CPUs: ``train.sizing``), in place, and check the
+        result (the rollout's rows against the minibatch, the workers against the games); what
+        was picked."""
+        fit = sizing.size(self.n_envs, self.n_steps, self.threads, self.device, cores, gpu,
+                          self.rollout_workers, ray_cpus)
         self.n_envs, self.n_steps, self.threads, self.device = (fit.n_envs, fit.n_steps,
                                                                 fit.threads, fit.device)
+        self.rollout_workers = fit.rollout_workers
         self.check()
         return fit
 

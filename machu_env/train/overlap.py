@@ -48,6 +48,11 @@ class Plain:
     def __init__(self, model: PPO) -> None:
         self.model = model
 
+    def begin(self, env) -> None:
+        """Start the games and observe them into the first rollout."""
+        env.reset()
+        self.model.start(env)
+
     def step(self, env, on_episodes, timesteps: int) -> dict[str, float]:
         self.model.collect(env, on_episodes)
         self.model.progress = self.model.num_timesteps / timesteps  # (the entropy schedule)
@@ -87,6 +92,11 @@ class Overlap:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="rollout",
                                         initializer=_set_numba_threads,
                                         initargs=(numba_threads,))
+
+    def begin(self, env) -> None:
+        """Start the games and observe them into the first rollout."""
+        env.reset()
+        self.model.start(env)
 
     def step(self, env, on_episodes, timesteps: int) -> dict[str, float]:
         """One update on the pending rollout (collected first if none is), with the next

@@ -149,6 +149,8 @@ def run_summary(trainer) -> dict:
         "device": str(trainer.device),
         "precision": trainer.config.precision,
         "torch_threads": torch.get_num_threads(),
+        "rollout_workers": trainer.config.rollout_workers,
+        "rollout_workers_lost": getattr(trainer.env, "lost", 0),
         "final_eval": history[-1],
         "best_win_vs_gold": max(r["win_vs_gold"] for r in history),
         "imitation": trainer.imitation,

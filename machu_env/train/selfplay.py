@@ -51,8 +51,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from machu_env.agents import policy_file
 from machu_env.core import files
 from machu_env.core.heartbeat import beating
@@ -77,6 +75,7 @@ from machu_env.train.ppo import (
     torch_device,
 )
 from machu_env.train.progress import Progress, busy_warning, run_summary, say_evaluation
+from machu_env.train.workers import EpisodeCounts, LocalWorkers, Spread, WorkerSpec
 
 CHECKPOINT_SECONDS = 300.0  # a checkpoint at least this often, between evaluations too
 EVAL_HEARTBEAT = 20.0  # seconds between the "still evaluating" lines
@@ -95,6 +94,7 @@ class Trainer:
             saved = TrainConfig.load(saved_path)
             saved.timesteps, saved.device, saved.out = config.timesteps, config.device, config.out
             saved.threads, saved.ray, saved.overlap = config.threads, config.ray, config.overlap
+            saved.rollout_workers = config.rollout_workers
             # (``minutes``: the budget given on resume, 0 removing it; else config's, if set)
             saved.minutes = minutes if minutes is not None else config.minutes or saved.minutes
             config = saved
@@ -155,8 +155,7 @@ class Trainer:
         self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)
         self.exploiters: list[tuple[int, Any]] = []
         self.league_table: list[dict[str, Any]] = []
-        self.env = LearnerBatch(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
-                              observation=c.observation, head_start=c.head_start)
+        self.env = self._games()
         if resume:
             self._resume()
         else:
@@ -179,13 +178,36 @@ class Trainer:
     # --- building -------------------------------------------------------------------------------
     @staticmethod
     def _size(c: TrainConfig, verbose: bool) -> str:
-        """The settings left at 0 / ``auto`` sized to this machine (``sizing``); the line that
-        says so, printed first."""
+        """The settings left at 0 / ``auto`` sized to this machine (``sizing``) and, with
+        ``--ray``, to the cluster (``train()`` has joined it); the line that says so, printed
+        first."""
         cores, gpu = sizing.usable_cores(), sizing.gpu_name()
-        line = c.size_to(cores, gpu).words(cores, gpu)
+        ray_cpus = None
+        if c.ray:
+            from machu_env.ray_backend import cluster_cpus, require_ray
+
+            if not require_ray().is_initialized():
+                raise ValueError("--ray: join the cluster first (machu_env.train.selfplay."
+                                 "train does)")
+            ray_cpus = cluster_cpus()
+        line = c.size_to(cores, gpu, ray_cpus).words(cores, gpu)
         if verbose:
             print(line, flush=True)
         return line
+
+    def _games(self):
+        """The run's games: one ``LearnerBatch`` stepped by the learner itself, or split over
+        rollout workers (threads here, or Ray actors with ``--ray``: ``workers``)."""
+        c = self.config
+        if c.rollout_workers <= 1 and not c.ray:
+            return LearnerBatch(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
+                                observation=c.observation, head_start=c.head_start)
+        spec = WorkerSpec.of(c, self.config_net)
+        if c.ray:
+            from machu_env.train.ray_workers import RayWorkers
+
+            return RayWorkers(spec, c.rollout_workers, say=lambda t: self.progress.say(t))
+        return LocalWorkers(spec, c.rollout_workers, c.threads)
 
     def _check_resumable(self) -> None:
         """Before any work: the checkpoint is whole and its network is this run's."""
@@ -366,26 +388,18 @@ class Trainer:
         next_snapshot = (m.num_timesteps // c.snapshot_every + 1) * c.snapshot_every
         next_exploiter = (m.num_timesteps // c.exploiter_every + 1) * c.exploiter_every
         start_steps = m.num_timesteps
-        results: dict[str, list[int]] = {}
-
-        def on_episodes(r) -> None:  # games and wins per opponent (no loop over games)
-            ended = r.opponents[: r.ended.size]  # (a cut game is neither won nor lost)
-            won = np.bincount(ended, weights=r.won, minlength=len(r.labels))
-            for k in np.flatnonzero(played := np.bincount(ended, minlength=len(r.labels))):
-                entry = results.setdefault(r.labels[k], [0, 0])
-                entry[0], entry[1] = entry[0] + int(won[k]), entry[1] + int(played[k])
-
+        results = EpisodeCounts()  # games and wins per opponent (no loop over games)
+        steps = (stepper(m, c.seed, c.threads, c.overlap) if isinstance(self.env, LearnerBatch)
+                 else Spread(m, self.env))
         if m.num_timesteps < c.timesteps:
-            self.env.reset()
-            m.start(self.env)
-        steps = stepper(m, c.seed, c.threads, c.overlap)
+            steps.begin(self.env)
         while m.num_timesteps < c.timesteps:
             t0 = time.perf_counter()
-            losses = steps.step(self.env, on_episodes, c.timesteps)
+            losses = steps.step(self.env, results, c.timesteps)
             self.train_seconds += time.perf_counter() - t0
             self._steps_this_session = m.num_timesteps - start_steps
             self.progress.update(int(m.num_timesteps))
-            self._log({**{f"rollout/win_vs_{k}": w / n for k, (w, n) in results.items()},
+            self._log({**{f"rollout/win_vs_{k}": v for k, v in results.shares().items()},
                        **{f"train/{k}": v for k, v in losses.items()},
                        "time/env_steps_per_second": self._steps_this_session
                        / self.train_seconds,

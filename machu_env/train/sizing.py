@@ -9,7 +9,9 @@ there. The rule, for every setting left at 0 / ``auto``:
 * games (``n_envs``): ``GAMES_PER_CORE`` per thread, a power of two in ``MIN_GAMES`` ..
   ``MAX_GAMES``; steps per rollout (``n_steps``): ``ROLLOUT_ROWS`` / games when the games are
   sized too, else the two-core default (128);
-* device: a CUDA GPU where torch sees one, else the CPU.
+* device: a CUDA GPU where torch sees one, else the CPU;
+* rollout workers: one, the learner's own rollout; with ``--ray``, one per CPU of the cluster
+  (Ray actors, ``ray_workers``), the games sized to those CPUs instead of the threads.
 
 On two cores this gives 128 games x 128 steps and 2 threads on the CPU: the settings every
 published two-core figure was measured with. A setting given on the command line (or in a
@@ -53,6 +55,8 @@ class Sizing:
     threads: int
     device: str
     sized: tuple[str, ...]
+    rollout_workers: int = 1
+    on_ray: bool = False
 
     def words(self, cores: int, gpu: str | None) -> str:
         """The run's first line: what it picked and why."""
@@ -60,6 +64,9 @@ class Sizing:
                                                                  "no GPU")
         picked = (f"{self.n_envs} games x {self.n_steps} steps per rollout, "
                   f"{self.threads} thread{'s' if self.threads != 1 else ''}, {self.device}")
+        if self.rollout_workers > 1 or self.on_ray:
+            where = "Ray actors" if self.on_ray else "threads"
+            picked += f", {self.rollout_workers} rollout workers ({where})"
         if not self.sized:
             return f"machu train: {picked} (as given; this machine: {machine})"
         options = ", ".join(f"--{name.replace('_', '-')}" for name in self.sized)
@@ -69,14 +76,19 @@ class Sizing:
 
 
 def size(n_envs: int, n_steps: int, threads: int, device: str, cores: int,
-         gpu: str | None) -> Sizing:
-    """The sizing rule (module docstring) for the settings left at 0 / ``auto``."""
+         gpu: str | None, rollout_workers: int = 1, ray_cpus: int | None = None) -> Sizing:
+    """The sizing rule (module docstring) for the settings left at 0 / ``auto``;
+    ``ray_cpus``: the CPUs of the Ray cluster the run uses (None: no Ray)."""
     sized = []
     if threads == 0:
         threads = cores
         sized.append("threads")
+    if rollout_workers == 0:
+        rollout_workers = ray_cpus or 1
+        sized.append("rollout_workers")
     if n_envs == 0:
-        games = max(MIN_GAMES, min(MAX_GAMES, GAMES_PER_CORE * threads))
+        busy = ray_cpus if ray_cpus else threads  # (the cores that step the games)
+        games = max(MIN_GAMES, min(MAX_GAMES, GAMES_PER_CORE * busy))
         n_envs = 1 << (games.bit_length() - 1)  # a power of two: the update's rows divide
         sized.append("n_envs")
         if n_steps == 0:
@@ -88,4 +100,5 @@ def size(n_envs: int, n_steps: int, threads: int, device: str, cores: int,
     if device == "auto":
         device = "cuda" if gpu else "cpu"
         sized.append("device")
-    return Sizing(n_envs, n_steps, threads, device, tuple(sized))
+    return Sizing(n_envs, n_steps, threads, device, tuple(sized), rollout_workers,
+                  ray_cpus is not None)
