@@ -4,9 +4,9 @@
 # games against gold and the shipped ladder every 1M steps) for MINUTES of wall-clock each, the
 # time to each rung reported by benchmarks/time_to_strength.py --ladder.
 #   usage: bash benchmarks/cores_ladder.sh OUT_FOLDER [MINUTES]
-# The budget of such a lease (15 minutes, start-up included) fits 5 runs only if three of them share
+# The budget of such a lease (15 minutes, start-up included) fits 6 runs only if three of them share
 # the machine: 16 threads first (its unmeasured warm-up compiles numba's kernels), then 16 threads
-# with the GPU (--device cuda), then 2, 4 and 8 threads at once, each pinned by taskset to cores of
+# with the GPU (--device cuda), the same with 4 rollout workers, then 2, 4 and 8 threads at once, each pinned by taskset to cores of
 # its own (0-1, 2-5, 6-13). Installs nothing from the network: the packages the
 # GPU image lacks come as wheels in .whl/, machu-env itself too (`pip wheel --no-deps -w .whl .`,
 # see benchmarks/cuda_time_to_strength.sh). Each run writes its own JSON under OUT_FOLDER,
@@ -36,6 +36,8 @@ ladder threads16 "--threads 16 --device cpu"
 date -u +"16 threads done %T"
 ladder gpu_threads16 "--threads 16 --device cuda"
 date -u +"16 threads and the GPU done %T"
+ladder gpu_workers4 "--threads 16 --device cuda --rollout-workers 4"
+date -u +"16 threads, the GPU and 4 rollout workers done %T"
 ladder threads2 "--threads 2 --device cpu" 0-1 & a=$!
 ladder threads4 "--threads 4 --device cpu" 2-5 & b=$!
 ladder threads8 "--threads 8 --device cpu" 6-13 & c=$!

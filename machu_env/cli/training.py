@@ -67,7 +67,7 @@ def train(ctx: typer.Context, resume: bool = False, as_json: bool = False,
 
 
 RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "overlap",
-                  "device")
+                  "device", "ray", "rollout_workers")
 
 
 def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = False) -> None:
@@ -90,7 +90,8 @@ def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = Fal
             summary = recipes.run(options["recipe"], options["out"], seed=options["seed"],
                                   minutes=options["minutes"], timesteps=steps,
                                   threads=options["threads"], device=options["device"],
-                                  resume=resume, overlap=options["overlap"])
+                                  resume=resume, overlap=options["overlap"],
+                                  ray=options["ray"], rollout_workers=options["rollout_workers"])
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
     finish(summary, recipe_lines(summary, options["out"], recipes.load(options["recipe"])
@@ -237,7 +238,7 @@ def _train_signature() -> inspect.Signature:
         *settings,
         inspect.Parameter("resume", keyword, annotation=bool, default=typer.Option(
             False, help="continue the run in OUT (its saved settings; only --timesteps, "
-            "--device, --threads, --overlap and --minutes apply)")),
+            "--device, --threads, --overlap, --ray, --rollout-workers and --minutes apply)")),
         inspect.Parameter("as_json", keyword, annotation=bool, default=json_option())])
 
 

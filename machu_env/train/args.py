@@ -147,8 +147,8 @@ class TrainArgs(PPOArgs):
     recipe: str = setting('',
         "train a shipped recipe from scratch, every phase (RECIPES); with it only --out, "
         "--seed, --minutes, --timesteps (budgets: its phases end at their share of either, so "
-        "--timesteps gives the same schedule on any machine), --threads, --overlap, --device "
-        "and --resume apply")
+        "--timesteps gives the same schedule on any machine), --threads, --overlap, --device, "
+        "--ray, --rollout-workers and --resume apply")
     head_start: float = setting(0.0,
         "a curriculum: the share of training games in which the learner starts holding one "
         "priest card, free (to meet the temples; evaluations play the rules)", 0, 1)

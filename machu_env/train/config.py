@@ -67,7 +67,7 @@ class TrainConfig(TrainArgs, PPOSettings):
         self.frozen_paths()
         parse_pool(self.pool)
         check_reward_mode(self.reward)
-        if self.rollout_workers > max(1, self.n_envs):
+        if self.n_envs and self.rollout_workers > self.n_envs:  # (0: sized, then checked)
             raise ValueError(f"rollout_workers ({self.rollout_workers}) must not exceed "
                              f"n_envs ({self.n_envs}): each worker steps some of the games")
         if self.rollout_workers > 1 and self.overlap:

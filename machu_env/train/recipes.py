@@ -49,7 +49,7 @@ NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}", re.ASCII)
 MAX_PHASES = 8
 # set by the recipe runner, never by a recipe file
 RESERVED = ("players", "seed", "out", "init", "frozen", "timesteps", "minutes", "threads",
-            "overlap", "device", "recipe", "ray")
+            "overlap", "device", "recipe", "ray", "rollout_workers")
 HEURISTICS = ("random", "builder", "gold", "racer")
 KEEP = ("last", "ladder")  # the recipe's agent: the last policy, or the best on the ladder
 
@@ -170,9 +170,28 @@ def _heuristics_only(config, where: str) -> None:
 
 def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
         timesteps: int = 0, threads: int = 0, device: str = "auto", resume: bool = False,
-        verbose: bool = True, overlap: bool = False) -> dict[str, Any]:
+        verbose: bool = True, overlap: bool = False, ray: str = "",
+        rollout_workers: int = 0) -> dict[str, Any]:
     """Train the recipe ``name`` into ``out`` (see the module); returns the recipe's summary
-    (also ``OUT/recipe.json``). ``minutes``/``timesteps``: the budgets (0: the recipe's)."""
+    (also ``OUT/recipe.json``). ``minutes``/``timesteps``: the budgets (0: the recipe's);
+    ``ray``, ``rollout_workers``: where the rollouts run (``machu train``'s options)."""
+    if not ray:
+        return _run(name, out, seed, minutes, timesteps, threads, device, resume, verbose,
+                    overlap, ray, rollout_workers)
+    from machu_env.ray_backend import connect, require_ray
+
+    started = connect(ray)
+    try:
+        return _run(name, out, seed, minutes, timesteps, threads, device, resume, verbose,
+                    overlap, ray, rollout_workers)
+    finally:
+        if started:
+            require_ray().shutdown()
+
+
+def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, threads: int,
+         device: str, resume: bool, verbose: bool, overlap: bool, ray: str,
+         rollout_workers: int) -> dict[str, Any]:
     from machu_env.core.checks import check_int
     from machu_env.train.selfplay import Trainer
 
@@ -186,7 +205,9 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
     state_path = out / "recipe.json"
     flags = "".join((f" --minutes {minutes:g}" if minutes else "",
                      f" --timesteps {timesteps}" if timesteps else "",
-                     f" --threads {threads}" if threads else "", " --overlap" if overlap else ""))
+                     f" --threads {threads}" if threads else "", " --overlap" if overlap else "",
+                     f" --ray {ray}" if ray else "",
+                     f" --rollout-workers {rollout_workers}" if rollout_workers else ""))
     state = _state(state_path, recipe, seed, resume, name, flags)
     state.update(minutes=budget_minutes, timesteps=budget_steps)
     t0 = time.perf_counter()
@@ -203,6 +224,7 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
                          timesteps=phase_steps(budget_steps, steps, phase),
                          minutes=budget_minutes * phase["until"],
                          threads=threads, overlap=overlap, device=device, recipe=name,
+                         ray=ray, rollout_workers=rollout_workers,
                          init=str(out / previous / "latest.safetensors") if previous else "")
         if verbose:
             by_steps = (f" or {int(budget_steps * phase['until']):,} steps of {budget_steps:,},"

@@ -109,3 +109,37 @@ def test_every_finished_game_names_whom_the_learner_met(players, pool):
             assert r.labels[r.opponents[k]] == expected
             seen.add(expected)
     assert {"self", "exploiter"} | ({"mixed"} if players > 2 else set()) <= seen
+
+
+class _CountingBank(PolicyBank):
+    """A bank that records the rows of every call."""
+
+    def __init__(self, *a, **kw) -> None:
+        super().__init__(*a, **kw)
+        self.calls: list[int] = []
+
+    def __call__(self, obs, masks, which):
+        self.calls.append(len(which))
+        return super().__call__(obs, masks, which)
+
+
+def test_every_frozen_opponent_of_every_game_moves_in_one_call_per_round():
+    """The batched opponents: the bank's calls per learner step do not grow with the games in
+    flight (one call per round of opponents' turns, for every game and member at once)."""
+    calls_per_step, rows_per_call = {}, {}
+    for games in (16, 512):
+        env = LearnerBatch(games, 3, seed=5, pool="self:1", observation=2)
+        bank = _CountingBank([new_net(net_config([32, 32], observation=2), s) for s in (0, 1)],
+                             seed=3)
+        env.set_snapshots(bank)
+        env.reset()
+        rng = np.random.default_rng(0)
+        actions = np.zeros(games, np.int32)
+        for _ in range(40):
+            env.random_legal(rng.integers(1, 2**62, games, dtype=np.int64), actions)
+            env.advance(actions)
+        calls_per_step[games] = len(bank.calls) / 40
+        rows_per_call[games] = sum(bank.calls) / len(bank.calls)
+    # rounds, not games: 32 times the games add only the longer rounds of the slowest games
+    assert calls_per_step[512] < 3 * calls_per_step[16], (calls_per_step, rows_per_call)
+    assert rows_per_call[512] > 10 * rows_per_call[16] / 2, (calls_per_step, rows_per_call)

@@ -78,6 +78,9 @@ def test_the_workers_fill_the_whole_rollout_with_legal_moves_of_the_current_poli
 
 
 def test_impossible_worker_settings_are_refused_before_anything_is_written(tmp_path):
+    from machu_env.train.config import TrainConfig
+
+    TrainConfig(rollout_workers=2).check()  # (games left at 0: sized first, then checked)
     for kw, words in (({"rollout_workers": 17}, "must not exceed n_envs"),
                       ({"rollout_workers": 2, "overlap": True}, "do not combine")):
         with pytest.raises(ValueError, match=words):
