@@ -58,6 +58,7 @@ from machu_env.core.learner_batch import LearnerBatch
 from machu_env.train import checkpoints, ladder, run_folder, sizing
 from machu_env.train.config import TrainConfig
 from machu_env.train.evaluate import win_share_and_habits
+from machu_env.train.games import games_of
 from machu_env.train.history import (  # noqa: F401  (re-exported: the trainer's API)
     EVAL_OPPONENTS,
     plot_curve,
@@ -75,7 +76,7 @@ from machu_env.train.ppo import (
     torch_device,
 )
 from machu_env.train.progress import Progress, busy_warning, run_summary, say_evaluation
-from machu_env.train.workers import EpisodeCounts, LocalWorkers, Spread, WorkerSpec
+from machu_env.train.workers import EpisodeCounts, Spread
 
 CHECKPOINT_SECONDS = 300.0  # a checkpoint at least this often, between evaluations too
 EVAL_HEARTBEAT = 20.0  # seconds between the "still evaluating" lines
@@ -155,7 +156,7 @@ class Trainer:
         self.snapshots: list[tuple[int, Any]] = []  # (step, frozen net)
         self.exploiters: list[tuple[int, Any]] = []
         self.league_table: list[dict[str, Any]] = []
-        self.env = self._games()
+        self.env = games_of(c, self.config_net, say=lambda t: self.progress.say(t))
         if resume:
             self._resume()
         else:
@@ -194,20 +195,6 @@ class Trainer:
         if verbose:
             print(line, flush=True)
         return line
-
-    def _games(self):
-        """The run's games: one ``LearnerBatch`` stepped by the learner itself, or split over
-        rollout workers (threads here, or Ray actors with ``--ray``: ``workers``)."""
-        c = self.config
-        if c.rollout_workers <= 1 and not c.ray:
-            return LearnerBatch(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
-                                observation=c.observation, head_start=c.head_start)
-        spec = WorkerSpec.of(c, self.config_net)
-        if c.ray:
-            from machu_env.train.ray_workers import RayWorkers
-
-            return RayWorkers(spec, c.rollout_workers, say=lambda t: self.progress.say(t))
-        return LocalWorkers(spec, c.rollout_workers, c.threads)
 
     def _check_resumable(self) -> None:
         """Before any work: the checkpoint is whole and its network is this run's."""
