@@ -9,8 +9,9 @@ tapping: the board wherever the decision has a place there (a district, a market
 tile, a priest row, a trail space), the buttons otherwise; every other move is confirmed by a
 second tap on the same move, the others by the bar's "play it"; one decision is taken back.
 At every decision it records what is in the viewport together (the prompt, the action bar,
-every player's row of the strip, the decision's part of the board), whether the page scrolls
-sideways, and any text in engine notation; each press is checked to be on screen before it is
+every player's row of the strip, the decision's part of the board), the size of every board text
+and of every legal spot's hit area on the screen, whether the page scrolls sideways, and any
+text in engine notation; each press is checked to be on screen before it is
 made (a press that first needs a scroll is counted). At the end: the scores in view, then
 "replay this game" stepped with "next" (the controls in view at each step, the clock checked
 against the record). Writes the figures as JSON (``benchmarks/results/web_phone.json``).
@@ -53,7 +54,8 @@ const inside = (r) => r.top >= -1 && r.left >= -1 && r.bottom <= innerHeight + 1
   && r.right <= innerWidth + 1;
 const onTop = (e) => { const r = e.getBoundingClientRect();
   const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
-  return !!hit && (hit === e || e.contains(hit) || hit.contains(e)); };
+  return !!hit && (hit === e || e.contains(hit) || hit.contains(e)
+                   || (!!e.id && hit.dataset && hit.dataset.spot === e.id)); };  // (its hit area)
 const seen = (e) => drawn(e) && inside(e.getBoundingClientRect());
 const pressable = (e) => seen(e) && onTop(e);
 """
@@ -77,6 +79,31 @@ return {decision: game.decision, prompt: seen(document.getElementById("status"))
         bar: seen(document.getElementById("bar")), spots: spots.length,
         strip: rows.length === game.num_players && rows.every(seen), part: part,
         sideways: document.documentElement.scrollWidth > innerWidth + 1};"""
+
+# what a thumb meets at the board's scale as shown: every board text's size on the screen, and
+# every legal spot's hit area (its invisible ``rect.hit`` over the board, else the piece) and
+# whether two meet
+THUMBS = """
+const svg = document.querySelector("#board svg");
+const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+const texts = [...svg.querySelectorAll("text")].map(
+  (t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+const spots = [...svg.querySelectorAll("g.clickable")];
+const areas = spots.map((g) => {
+  const r = (svg.querySelector(`rect.hit[data-spot="${g.id}"]`) || g).getBoundingClientRect();
+  return [r.left, r.top, r.right, r.bottom]; });
+let overlaps = 0, pairs = [];
+for (let i = 0; i < areas.length; i++) for (let j = i + 1; j < areas.length; j++) {
+  const [a, b] = [areas[i], areas[j]];
+  if (Math.min(a[2], b[2]) - Math.max(a[0], b[0]) > 0.5
+      && Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 0.5) {
+    overlaps++; pairs.push(spots[i].id + "/" + spots[j].id); } }
+return {texts: texts.length, texts_9px: texts.filter((s) => s >= 9).length,
+        smallest_text: Math.min(...texts), spots: areas.length,
+        spots_44px: areas.filter((a) => a[2] - a[0] >= 43.5 && a[3] - a[1] >= 43.5).length,
+        smallest_spot: areas.length ? Math.min(...areas.map(
+          (a) => Math.min(a[2] - a[0], a[3] - a[1]))) : null,
+        overlaps, pairs: pairs.slice(0, 3)};"""
 
 # every render of the page, timed: the own move on screen and the agents' reply
 HOOK = """
@@ -145,13 +172,17 @@ def _sideways(browser) -> bool:
 
 
 def play_phone_game(browser, url: str, opponent: str = "random", seed: int = 7,
-                    replay_steps: int = 40) -> dict[str, Any]:
+                    replay_steps: int = 40, zoomed: bool = False) -> dict[str, Any]:
     """Play one 2-player game at ``url`` on the phone (``phone(browser)`` first) as the module
-    says; returns the measurements (one context per decision, the presses, the timings)."""
+    says, with the board fitted to the width (the default) or ``zoomed`` in; returns the
+    measurements (one context per decision, the presses, the timings)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
     find = browser.find_element
+    browser.get(url)
+    browser.execute_script("localStorage.setItem('machu-zoom', arguments[0])",
+                           "zoomed" if zoomed else "fit")
     browser.get(url)
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
     for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
@@ -174,6 +205,7 @@ def play_phone_game(browser, url: str, opponent: str = "random", seed: int = 7,
         if find(By.ID, "final").is_displayed():
             break
         context = browser.execute_script(CONTEXT)
+        context["thumbs"] = browser.execute_script(THUMBS)
         out["contexts"].append(context)
         out["notation"] += _notation(browser)
         if context["sideways"]:
@@ -198,7 +230,17 @@ def play_phone_game(browser, url: str, opponent: str = "random", seed: int = 7,
             browser.execute_script(HOOK)
         finger.tap(target, f"{context['decision']} ({kind})")
         if confirm:
-            _wait(lambda: find(By.ID, "confirm-bar").is_displayed(), 10)
+            try:
+                _wait(lambda: find(By.ID, "confirm-bar").is_displayed(), 10)
+            except TimeoutError:
+                at = browser.execute_script(
+                    "const r = arguments[0].getBoundingClientRect(); const e = document."
+                    "elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2); return "
+                    "[r.left, r.top, r.width, r.height, e && e.outerHTML.slice(0, 200), "
+                    "innerHeight]", target)
+                raise TimeoutError(f"no confirm line after a tap on {kind} "
+                                   f"{target.get_attribute('id')!r} ({at}) at {context}"
+                                   ) from None
             browser.execute_script(HOOK)
             second = len(out["contexts"]) % 2 == 0
             out["confirmed_by"]["second tap" if second else "play it"] += 1
@@ -208,7 +250,13 @@ def play_phone_game(browser, url: str, opponent: str = "random", seed: int = 7,
             own, reply, _ = _wait(lambda: (t := browser.execute_script(TIMES))[1] is not None
                                   and t, 120)
         except TimeoutError:
-            raise TimeoutError(f"no reply after {context}: {browser.execute_script(TIMES)} "
+            at = browser.execute_script(
+                "const r = arguments[0].getBoundingClientRect(); const e = document."
+                "elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2); return "
+                "[chosen, r.left, r.top, r.width, r.height, e && e.outerHTML.slice(0, 160)]",
+                target)
+            raise TimeoutError(f"no reply after a tap on {target.get_attribute('id')} {at} "
+                               f"{context}: {browser.execute_script(TIMES)} "
                                f"{find(By.ID, 'status').text!r} {find(By.ID, 'error').text!r}"
                                ) from None
         out["own_ms"].append(own)
@@ -257,7 +305,17 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
     def median(xs):
         return round(statistics.median(xs), 1) if xs else None
 
+    thumbs = [c["thumbs"] for c in contexts]
+
+    def share(part, whole):
+        total = sum(t[whole] for t in thumbs)
+        return round(sum(t[part] for t in thumbs) / total, 4) if total else None
+
     return {"decisions": len(contexts), "all_in_view": len(together),
+            "board_texts_9px_share": share("texts_9px", "texts"),
+            "legal_spots_44px_share": share("spots_44px", "spots"),
+            "hit_area_overlaps": sum(t["overlaps"] for t in thumbs),
+            "overlapping_spots": sorted({p for t in thumbs for p in t["pairs"]})[:10],
             "all_in_view_share": round(len(together) / max(len(contexts), 1), 4),
             "missing": {k: sum(not c[k] for c in contexts)
                         for k in ("prompt", "bar", "strip", "part")},
@@ -284,6 +342,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--opponent", default="best-2p")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--zoomed", action="store_true", help="the board zoomed in")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "web_phone.json"))
     args = parser.parse_args()
     with socket.socket() as s:
@@ -300,14 +359,16 @@ def main() -> None:
     try:
         _wait(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 300)
         phone(browser)
-        result = play_phone_game(browser, f"http://127.0.0.1:{port}/", args.opponent, args.seed)
+        result = play_phone_game(browser, f"http://127.0.0.1:{port}/", args.opponent, args.seed,
+                                 zoomed=args.zoomed)
     finally:
         browser.quit()
         server.terminate()
     from machu_env.bench.machine import cpu_model
 
     record = {"command": f"python benchmarks/web_phone.py --opponent {args.opponent} --seed "
-                         f"{args.seed}", "date": time.strftime("%Y-%m-%d"),
+                         f"{args.seed}" + " --zoomed" * args.zoomed,
+              "date": time.strftime("%Y-%m-%d"),
               "machine": f"{cpu_model()} ({platform.machine()})", "viewport": "390x844 touch",
               **summary(result), "off_screen": result["off_screen"],
               "confirmed_by": result["confirmed_by"], "status": result["status"]}

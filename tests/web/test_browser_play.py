@@ -100,6 +100,7 @@ def test_a_whole_game_tapped_on_the_board_of_a_phone(server, browser):
     assert figures["board_moves"] >= 0.6 * figures["decisions"]
     assert result["took_back"] == 1 and min(result["confirmed_by"].values()) >= 10
     assert result["off_screen"] == [] and result["sideways"] == []
+    assert figures["hit_area_overlaps"] == 0  # every spot's hit area its own
     assert result["notation"] == [] and result["replay_notation"] == []
     assert "Game over by" in result["status"] and "Winner" in result["status"]
     assert result["end"] == {"scores": True, "replay": True}
