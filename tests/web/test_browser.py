@@ -13,6 +13,7 @@ pytestmark = pytest.mark.browser
 webdriver = pytest.importorskip("selenium.webdriver")
 from browser_kit import errors, ready, smallest_board_text, start, wait  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
@@ -259,7 +260,8 @@ def test_click_the_board_reload_and_resume(server, browser):
     assert browser.execute_script("return arguments[0].getBoundingClientRect().bottom",
                                   first) <= browser.execute_script("return innerHeight")
     before = len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)"))
-    target[0].click()
+    # a mouse click at the district's middle (where its hit area lies over the board)
+    ActionChains(browser).move_to_element(target[0]).click().perform()
     wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")) > before)
     wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
     assert "#game=" in browser.current_url
