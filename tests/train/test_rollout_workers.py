@@ -96,3 +96,13 @@ def test_with_ray_the_workers_are_one_per_cluster_cpu_and_the_games_grow_with_th
     assert (here.rollout_workers, here.n_envs) == (1, 128)
     assert "rollout workers" not in here.words(2, None)
     assert sizing.size(0, 0, 0, "auto", 2, None, rollout_workers=4).rollout_workers == 4
+
+
+def test_a_run_on_workers_resumes_from_its_checkpoint(tmp_path):
+    first = train(tiny(tmp_path / "run", rollout_workers=2, threads=1, timesteps=2048),
+                  verbose=False)
+    assert first["timesteps"] == 2048
+    resumed = train(tiny(tmp_path / "run", rollout_workers=2, threads=1, timesteps=3072),
+                    resume=True, verbose=False)
+    assert resumed["timesteps"] == 3072 and resumed["rollout_workers"] == 2
+    assert all(bool(w.isfinite().all()) for w in _weights(tmp_path / "run").values())
