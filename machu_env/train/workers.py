@@ -15,7 +15,7 @@ games of ``n_envs`` in one batch, the learner's streams.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -68,7 +68,7 @@ class WorkerSpec:
     @classmethod
     def of(cls, config, net_config: dict) -> WorkerSpec:
         """The spec of a ``TrainConfig``'s run (all its games)."""
-        settings = {k: v for k, v in asdict(config.ppo_settings()).items()}
+        settings = asdict(config.ppo_settings())
         return cls(config.n_envs, config.players, config.seed, config.pool, config.reward,
                    config.observation, config.head_start, dict(net_config), settings)
 
@@ -227,8 +227,7 @@ class Spread:
 
     pending = False
 
-    def __init__(self, model: PPO, workers: LocalWorkers | Any,
-                 say: Callable[[str], None] | None = None) -> None:
+    def __init__(self, model: PPO, workers: LocalWorkers | Any) -> None:
         self.model, self.workers = model, workers
 
     def begin(self, env) -> None:  # (each worker starts its games on its first rollout)
