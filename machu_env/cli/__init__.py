@@ -89,8 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         err_console.print(f"{prefix}: error: {' '.join(text.split())}")
         return 2
     except KeyboardInterrupt as e:  # (outside a command: while parsing)
-        err_console.print(f"{prefix}: {Interrupted.of(e)}")
-        return 130
+        stopped = Interrupted.of(e)
+        err_console.print(f"{prefix}: {stopped}")
+        return stopped.code
     except Exception as e:
         if not hasattr(e, "format_message"):  # not a usage error: a bug, show it
             raise

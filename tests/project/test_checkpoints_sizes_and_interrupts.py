@@ -298,6 +298,26 @@ def test_ctrl_c_in_the_first_second_is_one_line(tmp_path):
         assert err.strip() in (f"machu: {word}", f"machu tournament: {word}"), err
 
 
+
+@pytest.mark.parametrize("signum,word,code", [(signal.SIGINT, "interrupted", 130),
+                                              (signal.SIGTERM, "terminated (SIGTERM)", 143),
+                                              (signal.SIGHUP, "terminated (SIGHUP)", 129)])
+def test_a_signal_while_typer_parses_exits_with_its_own_status(signum, word, code, capsys,
+                                                               monkeypatch):
+    """A stop signal raised while typer parses, before any command runs: its line and its exit
+    status (128 + the signal), not Ctrl-C's for every signal."""
+    import machu_env.cli as cli
+    from machu_env.cli.interrupts import stopping
+
+    def parsing(*args, **kwargs):
+        raise stopping(signum)
+
+    monkeypatch.setattr(cli, "app_commands", lambda: {"tournament"})
+    monkeypatch.setattr(cli, "app", parsing)
+    assert cli.main(["tournament", "--games", "2"]) == code
+    assert capsys.readouterr().err.strip() == f"machu tournament: {word}"
+
+
 _SIGNAL_IN_AN_IMPORT = """
 import builtins, os, signal, sys, time
 import machu_launch
