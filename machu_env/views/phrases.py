@@ -18,6 +18,15 @@ LABELS = {
     "house_of_priests": "House of Priests", "house_of_virgins": "House of Virgins",
     "central_plaza": "Central Plaza", "sun_clock": "Sun Clock",
 }  # fmt: skip
+# the board's names of the districts: one line each at the map's text size (the full name in
+# the district's tooltip and on a tap)
+SHORT_LABELS = {
+    "corn_terraces": "Corn", "llama_meadow": "Llamas", "coca_plantation": "Coca",
+    "potters_quarter": "Potters", "weavers_quarter": "Weavers", "condor_temple": "Condor",
+    "puma_temple": "Puma", "sun_temple": "Sun Temple", "main_temple": "Main Temple",
+    "watchmans_hut": "Watchman", "royal_palace": "Palace", "house_of_priests": "Priests",
+    "house_of_virgins": "Virgins", "central_plaza": "Plaza", "sun_clock": "Sun Clock",
+}  # fmt: skip
 DECISION_WORDS = {
     "start": "place a first Inca", "move": "move the Prince, or stay",
     "produce": "produce", "sacrifice": "sacrifice llamas at the temple",

@@ -35,7 +35,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from machu_env.rules.data import _BORDERS, DISTRICTS, GOODS, INCA_TYPES, LAST_DAY
-from machu_env.views.phrases import DECISION_WORDS, LABELS, say
+from machu_env.views.phrases import DECISION_WORDS, LABELS, SHORT_LABELS, say
 from machu_env.views.svg_kit import (  # noqa: F401  (the names the picture's users import here)
     BOX_H,
     BOX_W,
@@ -45,6 +45,7 @@ from machu_env.views.svg_kit import (  # noqa: F401  (the names the picture's us
     GOODS_COLOURS,
     GOODS_LETTER,
     GRID,
+    MAP_TEXT,
     MAP_X,
     MAP_Y,
     MIN_TEXT,
@@ -63,9 +64,14 @@ from machu_env.views.svg_kit import (  # noqa: F401  (the names the picture's us
     _token,
 )
 from machu_env.views.svg_parts import (  # noqa: F401
+    MARKET_H,
+    PRIESTS_H,
+    _days,
     _market,
+    _moon,
     _panel,
     _priests,
+    _sun,
     _time,
     _trail,
     moon_text,
@@ -96,8 +102,16 @@ def clock_words(game: Game) -> str:
     return f"Day {v['day']} of {LAST_DAY} · {'Night' if night else 'Day'}"
 
 
-def board_size(num_players: int) -> tuple[int, int]:
-    """(width, height) of the picture for ``num_players`` players."""
+LAYOUTS = ("wide", "phone")
+# the phone's picture: as wide as the map (a 390 px phone shows it at 0.55 of its size, the
+# districts' texts at 9 px), the other parts under it, the players' panels left to the page
+PHONE_WIDTH, PHONE_HEIGHT = 2 * MAP_X + 4 * CELL_W + BOX_W, 1026
+
+
+def board_size(num_players: int, layout: str = "wide") -> tuple[int, int]:
+    """(width, height) of the picture for ``num_players`` players in ``layout``."""
+    if layout == "phone":
+        return PHONE_WIDTH, PHONE_HEIGHT
     return WIDTH, PANELS_Y + PANEL_H * num_players + 10
 
 
@@ -108,11 +122,11 @@ def _incas(x: float, y: float, p: int, count: int, where: str) -> str:
     return (f'<g><title>Player {p}: {count} Inca{"s" * (count != 1)} in {escape(where)}'
             f'</title><rect x="{x:.0f}" y="{y:.0f}" width="{INCA_W}" height="18" rx="3" '
             f'fill="{c}" stroke="#222"/>'
-            + _text(x + INCA_W / 2, y + 13.5, f"P{p}\u00d7{count}", MIN_TEXT, "middle", "bold",
+            + _text(x + INCA_W / 2, y + 14.5, f"P{p}\u00d7{count}", MAP_TEXT, "middle", "bold",
                     ink) + "</g>")
 
 
-INCA_W = 36  # an Incas token's width: three side by side in a district
+INCA_W = 55  # an Incas token's width: two side by side in a district
 
 
 def _centre(d: str) -> tuple[float, float]:
@@ -137,30 +151,32 @@ def _districts(v: dict[str, Any], boxes: dict[str, Box]) -> list[str]:
         fill = ("#f3e3c3" if d in TEMPLES else "#e3efd6" if d in _BONUS_GOOD
                 else "#fff4cf" if d == "sun_clock" else "#ece8e1")
         out.append(f'<g id="{d}"><rect x="{x}" y="{y}" width="{BOX_W}" height="{BOX_H}" rx="10" '
-                   f'fill="{fill}" stroke="#6b5e48" stroke-width="1.5"/>')
-        out.append(_text(x + BOX_W / 2, y + 16, LABELS[d], MIN_TEXT, "middle", "bold"))
+                   f'fill="{fill}" stroke="#6b5e48" stroke-width="1.5"><title>{LABELS[d]}'
+                   '</title></rect>')
+        out.append(_text(x + BOX_W / 2, y + 19, SHORT_LABELS[d], MAP_TEXT, "middle", "bold"))
         bonus = v["bonus"].get(d)
-        if bonus is not None:  # R4.0: bonus units / temple stones
+        if bonus:  # R4.0: bonus units / temple stones, one square each (two at most, R7.3)
+            what = "temple stone" if d in TEMPLES else _BONUS_GOOD[d]
+            title = f"bonus: {bonus} {what}{'s' * (bonus != 1 and d in TEMPLES)}"
             for k in range(bonus):
                 if d in TEMPLES:
-                    out.append(f'<rect x="{x + 8 + 20 * k}" y="{y + 22}" width="16" height="16" '
-                               'fill="#9e9e9e" stroke="#444"><title>temple stone</title></rect>')
+                    out.append(f'<rect x="{x + 5 + 24 * k}" y="{y + 25}" width="20" height="20" '
+                               f'fill="#9e9e9e" stroke="#444"><title>{title}</title></rect>')
                 else:
-                    out.append(_goods_chip(x + 8 + 20 * k, y + 22, _BONUS_GOOD[d]))
-            out.append(_text(x + BOX_W - 5, y + 35, f"bonus {bonus}", MIN_TEXT, "end",
-                             fill="#555"))
-        # Incas of every player (production districts and the Sun Clock), three to a row;
+                    out.append(_goods_chip(x + 5 + 24 * k, y + 25, _BONUS_GOOD[d], size=20,
+                                           letter=MAP_TEXT, title=title))
+        # Incas of every player (production districts and the Sun Clock), two to a row;
         # the Princes in the bottom right corner
         k = 0
         for p, pv in enumerate(v["players"]):
             n = pv["incas"].get(d, 0)
             if n:
-                out.append(_incas(x + 4 + (INCA_W + 2) * (k % 3), y + 42 + 20 * (k // 3), p, n,
+                out.append(_incas(x + 4 + (INCA_W + 4) * (k % 2), y + 48 + 19 * (k // 2), p, n,
                                   LABELS[d]))
                 k += 1
         for j, p in enumerate(princes[d]):
-            out.append(_token(x + BOX_W - 14 - 21 * j, y + BOX_H - 12, p, p, r=9, prince=True,
-                              title=f"Player {p}'s Prince in {LABELS[d]}"))
+            out.append(_token(x + BOX_W - 15 - 23 * j, y + BOX_H - 14, p, p, r=11, prince=True,
+                              title=f"Player {p}'s Prince in {LABELS[d]}", size=MAP_TEXT))
         out.append("</g>")
     return out
 
@@ -204,15 +220,35 @@ def _highlight(last: tuple[int, str], boxes: dict[str, Box], room: float) -> lis
     return out
 
 
+def _phone_parts(game: Game, v: dict[str, Any], boxes: dict[str, Box]) -> list[str]:
+    """The phone's parts under the map: the moon tiles in one row (the texts and spacing of the
+    districts: a Prince's move and a stay share the map's scale), the days and the Sun, the
+    market beside the priest rows, the trail in two rows."""
+    y = TRAIL_Y + 26
+    out = ['<g id="moon-tiles">', *_moon(v, MAP_X, y, boxes, per_row=7, size=(88, 40),
+                                          step=(94, 0), text=MAP_TEXT), "</g>"]
+    y += 76
+    out += _days(v, game.learning_game, MAP_X, y)
+    out += _sun(v, MAP_X + 2 + 34 * LAST_DAY + 14, y + 25)
+    y += 76
+    out += ['<g id="market">', *_market(v, MAP_X, y, boxes), "</g>"]
+    out += _priests(v, MAP_X + 300, y, boxes)
+    return out + _trail(v, y + MARKET_H + 12, boxes, PHONE_WIDTH, rows=2, text=MAP_TEXT)
+
+
 def board_svg(game: Game, player: int | str | None = None,
-              last: tuple[int, str] | None = None) -> str:
+              last: tuple[int, str] | None = None, layout: str = "wide") -> str:
     """The board of ``game`` as an SVG document (a string): as seat ``player`` sees it (other
     hands shown as a count), ``"public"`` (no hand shown) or ``None`` (every hand shown).
     ``last``: (seat, action as the viewer may see it) of the decision just played, shown in a
-    caption and outlined on the board (the replays use it)."""
+    caption and outlined on the board (the replays use it). ``layout``: ``"wide"`` (the parts
+    beside the map, the players' panels under it) or ``"phone"`` (the parts under the map, the
+    trail in two rows, no panels: the web page's strip shows the players)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     v = game.view(player)  # validates player
     n = v["num_players"]
-    width, height = board_size(n)
+    width, height = board_size(n, layout)
     if v["game_over"]:
         head = f"Game over after day {v['day']}: {ENDINGS.get(v['end'], v['end'])}"
     else:
@@ -224,24 +260,27 @@ def board_svg(game: Game, player: int | str | None = None,
     about = f"{n} players · {seen} · deck {v['deck_size']} cards"
     # the heading has the first line to itself; the caption of the last move shares the second
     # with the line about the picture, cut so that the two never meet
-    room = WIDTH - 2 * MAP_X - CHAR_W[MIN_TEXT] * len(about) - 16
+    room = width - 2 * MAP_X - CHAR_W[MIN_TEXT] * len(about) - 16
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Verdana, Arial, '
            'sans-serif">',
            f"<title>The Princes of Machu Picchu: {escape(head)}</title>",
            f'<rect width="{width}" height="{height}" fill="#fffdf8"/>',
-           _text(MAP_X, 30, _fit(head, WIDTH - 2 * MAP_X, 17), 17, weight="bold"),
-           _text(WIDTH - MAP_X, 47, about, MIN_TEXT, "end", fill="#555")]
+           _text(MAP_X, 30, _fit(head, width - 2 * MAP_X, 17), 17, weight="bold"),
+           _text(width - MAP_X, 47, about, MIN_TEXT, "end", fill="#555")]
     boxes: dict[str, Box] = {}
     out += _districts(v, boxes)
-    right = RIGHT_X
-    out += ['<g id="market">', *_market(v, right, MAP_Y + 10, boxes), "</g>"]
-    out += _priests(v, right, MAP_Y + 162, boxes)
-    out += _time(v, game.learning_game, right, MAP_Y + 262, boxes)
-    out += _trail(v, TRAIL_Y, boxes)
-    scores = game.scores() if v["game_over"] else None  # public at the end (R9)
-    for p in range(n):
-        out += _panel(v, p, scores, PANELS_Y + PANEL_H * p)
+    if layout == "phone":
+        out += _phone_parts(game, v, boxes)
+    else:
+        right = RIGHT_X
+        out += ['<g id="market">', *_market(v, right, MAP_Y + 10, boxes), "</g>"]
+        out += _priests(v, right, MAP_Y + 10 + MARKET_H, boxes)
+        out += _time(v, game.learning_game, right, MAP_Y + 10 + MARKET_H + PRIESTS_H, boxes)
+        out += _trail(v, TRAIL_Y, boxes)
+        scores = game.scores() if v["game_over"] else None  # public at the end (R9)
+        for p in range(n):
+            out += _panel(v, p, scores, PANELS_Y + PANEL_H * p)
     if last is not None:
         out += _highlight(last, boxes, room)
     out.append("</svg>")

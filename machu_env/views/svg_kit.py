@@ -34,6 +34,9 @@ TRAIL_Y = MAP_Y + 4 * CELL_H + 10
 PANELS_Y = TRAIL_Y + 86
 PANEL_H = 66
 MIN_TEXT = 12
+# the districts' texts: 9 px or more on a 390 px phone, whose focus shows the whole map (650
+# units) at 0.56 of its size
+MAP_TEXT = 16
 # a generous width of one character of DejaVu Sans at a font size (px): what a line may hold
 CHAR_W = {12: 7.5, 13: 8.2, 17: 10.6}
 Box = tuple[float, float, float, float]  # x, y, width, height: where a named part was drawn
@@ -46,7 +49,7 @@ def _text(x: float, y: float, s: Any, size: int = 12, anchor: str = "start",
 
 
 def _token(x: float, y: float, p: int, label: Any, r: int = 9, prince: bool = False,
-           title: str = "") -> str:
+           title: str = "", size: int = MIN_TEXT) -> str:
     """A player's round token (a Scout, a panel's seat mark) with a label, or a Prince (a
     larger crowned token with a bold ring); ``title`` becomes its tooltip."""
     c, ink = PLAYER_COLOURS[p], PLAYER_INK[p]
@@ -58,20 +61,21 @@ def _token(x: float, y: float, p: int, label: Any, r: int = 9, prince: bool = Fa
                    'stroke-width="1"/>')
     out.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{r}" fill="{c}" stroke="#222" '
                f'stroke-width="{2.5 if prince else 1}"/>')
-    out.append(_text(x, y + 4, label, MIN_TEXT, "middle", "bold", ink))
+    out.append(_text(x, y + size / 3, label, size, "middle", "bold", ink))
     out.append("</g>")
     return "".join(out)
 
 
 
-def _goods_chip(x: float, y: float, good: str, count: Any = None, size: int = 16) -> str:
-    """A goods square with its letter (and a count to its right)."""
+def _goods_chip(x: float, y: float, good: str, count: Any = None, size: int = 16,
+               letter: int = MIN_TEXT, title: str = "") -> str:
+    """A goods square with its letter (at font size ``letter``; a count to its right)."""
     ink = "#fff" if good in ("coca", "pottery", "cloth") else "#222"
     out = (f'<rect x="{x:.0f}" y="{y:.0f}" width="{size}" height="{size}" rx="3" '
-           f'fill="{GOODS_COLOURS[good]}" stroke="#555" stroke-width="0.8"><title>{good}'
-           f'</title></rect>'
-           + _text(x + size / 2, y + size - 3.5, GOODS_LETTER[good], MIN_TEXT, "middle", "bold",
-                   ink))
+           f'fill="{GOODS_COLOURS[good]}" stroke="#555" stroke-width="0.8"><title>'
+           f'{escape(title or good)}</title></rect>'
+           + _text(x + size / 2, y + size / 2 + letter * 0.36, GOODS_LETTER[good], letter,
+                   "middle", "bold", ink))
     if count is not None:
         out += _text(x + size + 3, y + size - 3, count, 12)
     return out

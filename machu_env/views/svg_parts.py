@@ -63,15 +63,21 @@ def _group(name: str, box: Box, boxes: dict[str, Box], title: str = "",
             f'height="{h:.1f}" rx="4" fill="{fill}" stroke="{stroke}"/>')
 
 
+# the rows of the market and of the priests are this far apart (user units): at the scale a
+# phone shows them (1.5 and more) two neighbours' hit areas are each 44 px tall or more
+MARKET_STEP, PRIEST_STEP = 24, 30
+MARKET_H, PRIESTS_H = 160, 112  # the height of each part, its heading included
+
+
 def _market(v: dict[str, Any], x: int, y: int, boxes: dict[str, Box]) -> list[str]:
     out = [_text(x, y, "Market (sell / buy price by space)", 12, weight="bold")]
     for j, good in enumerate(("llama", "coca", "pottery", "cloth")):
         cx = x + 10 + 56 * j
         units = v["market"][good]
-        out.append(_group(f"market-{good}", (cx - 4, y + 4, 36, 136), boxes))
+        out.append(_group(f"market-{good}", (cx - 4, y + 4, 36, 144), boxes))
         out.append(_goods_chip(cx + 6, y + 8, good))
         for s in range(MARKET_SPACES):
-            sy = y + 30 + 22 * s
+            sy = y + 30 + MARKET_STEP * s
             filled = s < units
             boxes[f"market-{good}-{s}"] = (cx, sy, 28, 19)
             out.append(f'<g id="market-{good}-{s}"><rect x="{cx}" y="{sy}" width="28" '
@@ -81,9 +87,9 @@ def _market(v: dict[str, Any], x: int, y: int, boxes: dict[str, Box]) -> list[st
                        f'stroke-dasharray="{"none" if filled else "3,2"}"/>')
             out.append(_text(cx + 14, sy + 14, MARKET_PRICES[s], MIN_TEXT, "middle",
                              fill="#fff" if filled and good != "llama" else "#333") + "</g>")
-        out.append(_group(f"market-{good}-bank", (cx - 2, y + 120, 32, 18), boxes,
+        out.append(_group(f"market-{good}-bank", (cx - 2, y + 128, 32, 18), boxes,
                           f"the bank: {v['bank'][good]} {good}"))
-        out.append(_text(cx + 14, y + 133, f"bank {v['bank'][good]}", MIN_TEXT, "middle"))
+        out.append(_text(cx + 14, y + 141, f"bank {v['bank'][good]}", MIN_TEXT, "middle"))
         out.append("</g></g>")
     return out
 
@@ -95,7 +101,7 @@ def _priests(v: dict[str, Any], x: int, y: int, boxes: dict[str, Box]) -> list[s
         size = int(PRIEST_ROW_SIZE[i])
         taken = size - left
         value = size + 4 - taken if taken else "-"  # R4.4.2
-        ry = y + 10 + 24 * i
+        ry = y + 10 + PRIEST_STEP * i
         out.append(_group(f"priests-{kind}", (x - 3, ry - 2, 236, 23), boxes,
                           f"{kind}: {left} card{'s' * (left != 1)} left"))
         out.append(_text(x, ry + 14, kind, MIN_TEXT))
@@ -111,8 +117,8 @@ def _priests(v: dict[str, Any], x: int, y: int, boxes: dict[str, Box]) -> list[s
 MOON_W = 62  # a moon tile's width: "trail +2" fits at MIN_TEXT
 
 
-def _time(v: dict[str, Any], learning_game: bool, x: int, y: int,
-          boxes: dict[str, Box]) -> list[str]:
+def _days(v: dict[str, Any], learning_game: bool, x: int, y: int) -> list[str]:
+    """The time track: nine days, today marked, the corn still on it."""
     n = v["num_players"]
     start = START_DAY[n] + (LEARNING_GAME_EXTRA_DAYS if learning_game else 0)
     night = v["decision"] in NIGHT_DECISIONS or v["game_over"]
@@ -129,54 +135,81 @@ def _time(v: dict[str, Any], learning_game: bool, x: int, y: int,
             out.append(f'<circle cx="{cx + 15.5}" cy="{y + 34}" r="5" '
                        f'fill="{GOODS_COLOURS["corn"]}" stroke="#8a6d1a"><title>1 corn</title>'
                        '</circle>')
-    my = y + 62
-    out.append('<g id="moon-tiles">')
-    out.append(_text(x, my, "Moon tiles on the board", 12, weight="bold"))
-    for t, tile in enumerate(MOON_TILES):  # two rows: four tiles, then three
-        tx, ty = x + 2 + (MOON_W + 2) * (t % 4), my + 8 + 27 * (t // 4)
-        here = tile in v["moon_tiles"]
-        boxes[f"moon-{tile}"] = (tx, ty, MOON_W, 24)
-        out.append(f'<g id="moon-{tile}"><rect x="{tx}" y="{ty}" width="{MOON_W}" height="24" '
-                   f'rx="12" fill="{"#dde6f6" if here else "none"}" stroke="#667" '
-                   f'stroke-dasharray="{"none" if here else "3,2"}"/>')
-        out.append(_text(tx + MOON_W / 2, ty + 16.5, TILES[tile], MIN_TEXT, "middle",
-                         fill="#222" if here else "#999") + "</g>")
-    sun = v["sun_player"]
-    sx = x + 2 + (MOON_W + 2) * 4 + 8
-    out.append(f'<circle cx="{sx + 20}" cy="{my + 22}" r="17" fill="#ffcc33" stroke="#b8860b"/>')
-    out.append(_text(sx + 20, my + 26.5, "Sun", MIN_TEXT, "middle", "bold"))
-    out.append(_text(sx + 20, my + 56, "board" if sun is None else f"P{sun}", MIN_TEXT,
-                     "middle"))
-    out.append("</g>")
     return out
 
 
-def _trail(v: dict[str, Any], y: int, boxes: dict[str, Box]) -> list[str]:
-    out = [_text(MAP_X, y + 2, "Inca Trail", 12, weight="bold")]
-    w = (WIDTH - 2 * MAP_X) / (TRAIL_LENGTH + 1)
+def _moon(v: dict[str, Any], x: int, y: int, boxes: dict[str, Box], per_row: int = 4,
+          size: tuple[int, int] = (MOON_W, 24), step: tuple[int, int] = (MOON_W + 2, 32),
+          text: int = MIN_TEXT) -> list[str]:
+    """The moon tiles still on the board (a dashed outline where one was taken), ``per_row``
+    to a row: tiles of ``size`` whose corners are ``step`` apart."""
+    (w, h), (dx, dy) = size, step
+    out = [_text(x, y, "Moon tiles on the board", text, weight="bold")]
+    for t, tile in enumerate(MOON_TILES):
+        tx, ty = x + 2 + dx * (t % per_row), y + 8 + dy * (t // per_row)
+        here = tile in v["moon_tiles"]
+        boxes[f"moon-{tile}"] = (tx, ty, w, h)
+        out.append(f'<g id="moon-{tile}"><rect x="{tx}" y="{ty}" width="{w}" height="{h}" '
+                   f'rx="{h // 2}" fill="{"#dde6f6" if here else "none"}" stroke="#667" '
+                   f'stroke-dasharray="{"none" if here else "3,2"}"/>')
+        out.append(_text(tx + w / 2, ty + h / 2 + text * 0.37, TILES[tile], text, "middle",
+                         fill="#222" if here else "#999") + "</g>")
+    return out
+
+
+def _sun(v: dict[str, Any], x: int, y: int) -> list[str]:
+    """The Sun tile: on the board, or the seat that holds it (under the tile)."""
+    sun = v["sun_player"]
+    return [f'<circle cx="{x + 20}" cy="{y}" r="17" fill="#ffcc33" stroke="#b8860b"/>',
+            _text(x + 20, y + 4.5, "Sun", MIN_TEXT, "middle", "bold"),
+            _text(x + 20, y + 34, "board" if sun is None else f"P{sun}", MIN_TEXT, "middle")]
+
+
+def _time(v: dict[str, Any], learning_game: bool, x: int, y: int,
+          boxes: dict[str, Box]) -> list[str]:
+    """The days, then the moon tiles (two rows) with the Sun tile beside them."""
+    my = y + 62
+    return [*_days(v, learning_game, x, y), '<g id="moon-tiles">', *_moon(v, x, my, boxes),
+            *_sun(v, x + 2 + (MOON_W + 2) * 4 + 8, my + 22), "</g>"]
+
+
+def _trail(v: dict[str, Any], y: int, boxes: dict[str, Box], width: int = WIDTH, rows: int = 1,
+           text: int = MIN_TEXT) -> list[str]:
+    """The Inca Trail 0–20 across a picture ``width`` wide in ``rows`` rows, its special
+    spaces named, every Scout on its space."""
+    out = [_text(MAP_X, y + 2, "Inca Trail", text, weight="bold")]
+    per_row = -(-(TRAIL_LENGTH + 1) // rows)
+    w = (width - 2 * MAP_X) / per_row
     special = {GRANARY: ("granary +3 corn", "#f7e7b4"), LLAMA_STABLE: ("stable +1 llama",
                "#e6e1d3"), TRAIL_LENGTH: ("summit", "#d9ecf7")}
+    corner = {}
     for s in range(TRAIL_LENGTH + 1):
-        x = MAP_X + s * w
+        x, sy = MAP_X + (s % per_row) * w, y + 8 + (s // per_row) * 66
+        corner[s] = (x, sy)
         label, fill = special.get(s, ("", "#fbfaf7"))
-        boxes[f"trail-{s}"] = (x, y + 8, w - 3, 58)
-        out.append(f'<g id="trail-{s}"><rect x="{x:.1f}" y="{y + 8}" width="{w - 3:.1f}" '
+        boxes[f"trail-{s}"] = (x, sy, w - 3, 58)
+        out.append(f'<g id="trail-{s}"><rect x="{x:.1f}" y="{sy}" width="{w - 3:.1f}" '
                    f'height="58" rx="4" fill="{fill}" stroke="#999"><title>space {s} {label}'
                    '</title></rect>')
-        out.append(_text(x + w / 2 - 1.5, y + 22, s, MIN_TEXT, "middle", "bold"))
-        if label:  # ("granary" at 12 units is wider than a space: its letters close up)
-            out.append(_text(x + w / 2 - 1.5, y + 62, label.split()[0], MIN_TEXT, "middle",
-                             fill="#555").replace("<text ", '<text letter-spacing="-0.6" '))
+        out.append(_text(x + w / 2 - 1.5, sy + 2 + text, s, text, "middle", "bold"))
+        if label:  # (a word wider than a space closes up its letters to fit)
+            word = label.split()[0]
+            squeeze = (f'<text textLength="{w - 8:.0f}" lengthAdjust="spacingAndGlyphs" '
+                       if text > MIN_TEXT else '<text letter-spacing="-0.6" ')
+            out.append(_text(x + w / 2 - 1.5, sy + 54, word, text, "middle",
+                             fill="#555").replace("<text ", squeeze))
         out.append("</g>")
+    r = 8 if text == MIN_TEXT else 10
     for p, pv in enumerate(v["players"]):
         s = pv["scout"] % (TRAIL_LENGTH + 1)
         same = [q for q, qv in enumerate(v["players"]) if qv["scout"] % (TRAIL_LENGTH + 1) == s]
         k, cols = same.index(p), 2 if len(same) <= 4 else 3  # (side by side, then rows)
-        dx = 17 if cols == 2 else 13
+        dx = (2 * r + 1) if cols == 2 else (r + 5)
         left = -dx * (min(len(same), cols) - 1) / 2
-        out.append(_token(MAP_X + s * w + w / 2 - 1.5 + left + (k % cols) * dx,
-                          y + 35 + (k // cols) * 17, p, p, r=8,
-                          title=f"Player {p}'s Scout on space {pv['scout']}"))
+        x, sy = corner[s]
+        out.append(_token(x + w / 2 - 1.5 + left + (k % cols) * dx, sy + 27 + (k // cols) * 17,
+                          p, p, r=r, title=f"Player {p}'s Scout on space {pv['scout']}",
+                          size=text))
     return out
 
 

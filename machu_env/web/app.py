@@ -49,6 +49,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         BodyReader,
         ClientGate,
         JSONResponse,
+        board_layout,
         check_same_origin,
         client_of,
         off_loop,
@@ -74,6 +75,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
             try:
                 if request.method == "POST":
                     check_same_origin(request)
+                board_layout(request)  # (a bad one is refused before any work)
                 with gate.enter(client_of(request)):
                     return await handler(request)
             except BadRequest as e:
@@ -91,8 +93,8 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
         finally:
             session.lock.release()
 
-    def published(session: Session, game_id: str) -> dict[str, Any]:
-        session.published = session.state(game_id)
+    def published(session: Session, game_id: str, request: Request) -> dict[str, Any]:
+        session.published = session.state(game_id, board_layout(request))
         return session.published
 
     async def index(request: Request) -> Response:
@@ -120,7 +122,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
                 game_id = games.add(session, owner)
                 if session.seat is not None:  # a watched game moves when the client asks
                     session.advance(seconds=limits.agent_seconds)
-                return published(session, game_id)
+                return published(session, game_id, request)
         return JSONResponse(await off_loop(start), status_code=201)
 
     async def show(request: Request) -> Response:
@@ -131,7 +133,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
             if not session.lock.acquire(blocking=False):  # being moved: the last state sent
                 return {**(session.published or {}), "busy": True, "pending": True}
             try:
-                return published(session, game_id)
+                return published(session, game_id, request)
             finally:
                 session.lock.release()
         return JSONResponse(await off_loop(look))
@@ -168,7 +170,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
                 raise BadRequest(str(e)[:2000]) from None
             if then:
                 session.advance(seconds=limits.agent_seconds)
-            return published(session, game_id)
+            return published(session, game_id, request)
         return JSONResponse(await off_loop(lambda: exclusive(session, move)))
 
     async def save(request: Request) -> Response:
@@ -203,7 +205,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
 
         def step():
             session.advance(k, seconds=limits.agent_seconds)
-            return published(session, game_id)
+            return published(session, game_id, request)
         return JSONResponse(await off_loop(lambda: exclusive(session, step)))
 
     async def take_back(request: Request) -> Response:
@@ -215,7 +217,7 @@ def create_app(allowed_hosts: Sequence[str] = LOCAL_HOSTS, agents_dir: str | Pat
 
         def undo():
             session.take_back()
-            return published(session, game_id)
+            return published(session, game_id, request)
         return JSONResponse(await off_loop(lambda: exclusive(session, undo)))
 
     async def hint(request: Request) -> Response:

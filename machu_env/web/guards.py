@@ -17,6 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse as _StarletteJSON
 
+from machu_env.views.svg import LAYOUTS
 from machu_env.web.store import BadRequest
 
 T = TypeVar("T")
@@ -31,6 +32,19 @@ def client_of(request: Request) -> str:
 async def off_loop(work: Callable[[], T]) -> T:
     """``work()`` in a worker thread (agents think there), never on the event loop."""
     return await run_in_threadpool(work)
+
+
+BOARD_HEADER = "X-Board-Layout"  # the board picture a page asks for: "wide" or "phone"
+
+
+def board_layout(request: Request) -> str:
+    """The layout of the board picture the page asked for (``BOARD_HEADER``; "wide" without
+    one): a phone's page asks for the picture drawn for its width."""
+    layout = request.headers.get(BOARD_HEADER, "wide")
+    if layout not in LAYOUTS:
+        raise BadRequest(f"{BOARD_HEADER} must be one of {', '.join(LAYOUTS)}, not "
+                         f"{layout[:40]!r}")
+    return layout
 
 
 def check_same_origin(request: Request) -> None:

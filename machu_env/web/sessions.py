@@ -127,10 +127,11 @@ class Session:
                  "heading": HEADINGS.get(a.split()[0], a.split()[0])}
                 for i, a in zip(game.legal_action_ids(), game.legal_actions(), strict=True)]
 
-    def state(self, game_id: str) -> dict[str, Any]:
+    def state(self, game_id: str, layout: str = "wide") -> dict[str, Any]:
         """What the human's seat may see (never the seed: it re-creates every hidden card);
         a watched game shows the public view. Once the game is over every hand is shown, as
-        at the table (R9), with each player's VP by icon."""
+        at the table (R9), with each player's VP by icon. ``layout``: the board picture's
+        (``views.svg.LAYOUTS``)."""
         game, seat = self.game, self.seat
         your_turn = not self.finished and game.current_player == seat and self.error is None
         viewer = None if game.is_over else "public" if seat is None else seat
@@ -153,7 +154,7 @@ class Session:
             "current_player": None if self.finished else game.current_player,
             "your_turn": your_turn,
             "pending": not self.finished and not your_turn and self.error is None,
-            "svg": board_svg(game, viewer, self._last_other(viewer)),
+            "svg": board_svg(game, viewer, self._last_other(viewer), layout),
             "legal": self._legal() if your_turn else [],
             "history": [{"player": p, "agent": self.names[p], "day": d, "action": shown,
                          "says": (say_you(shown) if p == seat else say(shown))

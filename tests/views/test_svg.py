@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import xml.etree.ElementTree as ET
 from html import escape, unescape
 
@@ -13,7 +14,7 @@ import pytest
 import machu_env
 from machu_env import Game
 from machu_env.rules.data import CARDS, DISTRICTS, GOODS, PRODUCTION_DISTRICTS
-from machu_env.views.phrases import DECISION_WORDS, card_words
+from machu_env.views.phrases import DECISION_WORDS, SHORT_LABELS, card_words
 from machu_env.views.render import render_text
 from machu_env.views.svg import GOODS_LETTER, LABELS, board_size, board_svg
 
@@ -75,9 +76,13 @@ def test_the_picture_holds_the_districts_incas_princes_and_trail():
         counts = [f"P{p}\u00d7{n}" for p, n in owners]  # seat and count: "P1×2"
         princes = sorted(str(p) for p, pv in enumerate(v["players"]) if pv["prince"] == d)
         chips = [GOODS_LETTER[GOODS[DISTRICTS.index(d)]]] * v["bonus"][d]  # bonus goods
-        assert sorted(_texts(groups[d])[1:]) == sorted([f"bonus {v['bonus'][d]}", *chips,
-                                                        *counts, *princes])
+        assert _texts(groups[d])[0] == SHORT_LABELS[d]
+        assert sorted(_texts(groups[d])[1:]) == sorted([*chips, *counts, *princes])
         titles = [t.text for t in groups[d].iter(f"{NS}title")]  # tooltips say it in words
+        assert LABELS[d] in titles  # (the full name)
+        if v["bonus"][d]:
+            assert titles.count(f"bonus: {v['bonus'][d]} {GOODS[DISTRICTS.index(d)]}") == len(
+                chips)
         for p, n in owners:
             assert f"Player {p}: {n} Inca{'s' * (n != 1)} in {LABELS[d]}" in titles
         for p in princes:
@@ -86,8 +91,8 @@ def test_the_picture_holds_the_districts_incas_princes_and_trail():
     for p, pv in enumerate(v["players"]):
         assert f"Incas in supply {pv['incas_supply']}" in "".join(_texts(groups[f"player{p}"]))
     assert f"P{v['current_player']} to {DECISION_WORDS[v['decision']]}" in svg
-    assert svg.count("<title>temple stone</title>") == sum(v["bonus"][t] for t in (
-        "condor_temple", "puma_temple", "sun_temple", "main_temple"))
+    assert len(re.findall(r"<title>bonus: \d temple stones?</title>", svg)) == sum(
+        v["bonus"][t] for t in ("condor_temple", "puma_temple", "sun_temple", "main_temple"))
 
 
 def test_a_finished_game_shows_the_scores_and_the_winner():
@@ -217,6 +222,33 @@ def test_every_text_on_the_board_is_at_least_twelve_units(players):
     root = ET.fromstring(board_svg(game, player=0, last=(1, game.history[-1][1])))
     sizes = [float(t.get("font-size")) for t in root.iter(f"{NS}text")]
     assert sizes and min(sizes) >= MIN_TEXT == 12
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_the_phone_picture_has_every_part_with_the_maps_texts_under_the_map(players):
+    """The phone's picture: as wide as the map, every part a move can name (the same ids as
+    the wide picture), the moon tiles and the trail written at the districts' size (a phone
+    shows them at the map's scale), no players' panels; a layout it does not know is refused."""
+    from machu_env.views.svg import MAP_TEXT, PHONE_WIDTH, board_size
+
+    game = _midgame(players, 5, 70)
+    wide = ET.fromstring(board_svg(game, player=0))
+    phone = ET.fromstring(board_svg(game, player=0, layout="phone"))
+    assert phone.get("width") == str(PHONE_WIDTH) and board_size(players, "phone")[0] < 700
+    named = {g.get("id") for g in phone.iter(f"{NS}g") if g.get("id")}
+    assert named == {g.get("id") for g in wide.iter(f"{NS}g") if g.get("id")
+                     and not g.get("id").startswith("player")}
+    groups = {g.get("id"): g for g in phone.iter(f"{NS}g")}
+    for part in [*PRODUCTION_DISTRICTS, "moon-coca", "trail-7", "trail-20"]:
+        sizes = [float(t.get("font-size")) for t in groups[part].iter(f"{NS}text")]
+        assert sizes and min(sizes) >= MAP_TEXT, part
+    top = {part: float(next(groups[part].iter(f"{NS}rect")).get("y")) for part in
+           [*DISTRICTS, "moon-coca", "market-llama", "trail-0", "trail-20"]}
+    bottom = max(top[d] + float(next(groups[d].iter(f"{NS}rect")).get("height"))
+                 for d in DISTRICTS)
+    assert bottom < top["moon-coca"] < top["market-llama"] < top["trail-0"] < top["trail-20"]
+    with pytest.raises(ValueError, match="layout must be one of wide, phone"):
+        board_svg(game, player=0, layout="tall")
 
 
 def test_the_heading_and_the_last_moves_caption_never_meet():

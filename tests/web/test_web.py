@@ -168,6 +168,27 @@ def test_bad_requests_get_4xx_naming_what_is_allowed_and_change_nothing(client):
     assert client.get(f"/api/games/{gid}").json() == before  # nothing changed
 
 
+def test_a_phone_asks_for_the_board_drawn_for_its_width(client):
+    """The page's ``X-Board-Layout`` header picks the board picture: "phone" (as wide as the
+    map, no players' panels) or "wide" (the default); another value is refused, naming the
+    allowed ones, before the move it came with is played."""
+    from machu_env.views.svg import PHONE_WIDTH, WIDTH
+
+    state = _new(client)
+    gid = state["id"]
+    assert f'width="{WIDTH}"' in state["svg"] and 'id="player0"' in state["svg"]
+    phone = client.get(f"/api/games/{gid}", headers={"X-Board-Layout": "phone"}).json()
+    assert f'width="{PHONE_WIDTH}"' in phone["svg"] and 'id="player0"' not in phone["svg"]
+    assert {k: v for k, v in phone.items() if k != "svg"} == {
+        k: v for k, v in state.items() if k != "svg"}
+    before = client.get(f"/api/games/{gid}").json()
+    r = client.post(f"/api/games/{gid}/play", json={"action": state["legal"][0]["id"]},
+                    headers={"X-Board-Layout": "tall"})
+    assert r.status_code == 400
+    assert r.json()["error"] == "X-Board-Layout must be one of wide, phone, not 'tall'"
+    assert client.get(f"/api/games/{gid}").json() == before  # nothing played
+
+
 def test_playing_after_the_end_or_out_of_turn_is_refused():
     from machu_env.web import Session
 
