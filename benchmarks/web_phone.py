@@ -84,26 +84,30 @@ return {decision: game.decision, prompt: seen(document.getElementById("status"))
 # every legal spot's hit area (its invisible ``rect.hit`` over the board, else the piece) and
 # whether two meet
 THUMBS = """
-const svg = document.querySelector("#board svg");
-const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-const texts = [...svg.querySelectorAll("text")].map(
-  (t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+const svg = document.querySelector("#board svg"), box = svg.getBoundingClientRect();
+const scale = box.width / svg.viewBox.baseVal.width;
+const shown = (r) => [Math.max(r.left, box.left), Math.max(r.top, box.top),
+                      Math.min(r.right, box.right), Math.min(r.bottom, box.bottom)];
+const inView = (r) => { const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+  return x >= box.left && x <= box.right && y >= box.top && y <= box.bottom; };
+const texts = [...svg.querySelectorAll("text")].filter((t) => inView(t.getBoundingClientRect()))
+  .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
 const spots = [...svg.querySelectorAll("g.clickable")];
-const areas = spots.map((g) => {
-  const r = (svg.querySelector(`rect.hit[data-spot="${g.id}"]`) || g).getBoundingClientRect();
-  return [r.left, r.top, r.right, r.bottom]; });
+const areas = spots.map((g) => shown(
+  (svg.querySelector(`rect.hit[data-spot="${g.id}"]`) || g).getBoundingClientRect()));
 let overlaps = 0, pairs = [];
 for (let i = 0; i < areas.length; i++) for (let j = i + 1; j < areas.length; j++) {
   const [a, b] = [areas[i], areas[j]];
   if (Math.min(a[2], b[2]) - Math.max(a[0], b[0]) > 0.5
       && Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 0.5) {
     overlaps++; pairs.push(spots[i].id + "/" + spots[j].id); } }
-return {texts: texts.length, texts_9px: texts.filter((s) => s >= 9).length,
-        smallest_text: Math.min(...texts), spots: areas.length,
+const small = texts.filter((s) => s < 9).length;
+return {texts: texts.length, texts_9px: texts.length - small,
+        smallest_text: texts.length ? Math.min(...texts) : null, spots: areas.length,
         spots_44px: areas.filter((a) => a[2] - a[0] >= 43.5 && a[3] - a[1] >= 43.5).length,
         smallest_spot: areas.length ? Math.min(...areas.map(
           (a) => Math.min(a[2] - a[0], a[3] - a[1]))) : null,
-        overlaps, pairs: pairs.slice(0, 3)};"""
+        overlaps, pairs: pairs.slice(0, 3), board_height: box.height};"""
 
 # every render of the page, timed: the own move on screen and the agents' reply
 HOOK = """
@@ -172,17 +176,17 @@ def _sideways(browser) -> bool:
 
 
 def play_phone_game(browser, url: str, opponent: str = "random", seed: int = 7,
-                    replay_steps: int = 40, zoomed: bool = False) -> dict[str, Any]:
+                    replay_steps: int = 40, whole: bool = False) -> dict[str, Any]:
     """Play one 2-player game at ``url`` on the phone (``phone(browser)`` first) as the module
-    says, with the board fitted to the width (the default) or ``zoomed`` in; returns the
-    measurements (one context per decision, the presses, the timings)."""
+    says, with the board showing the decision's part (the default) or the ``whole`` board;
+    returns the measurements (one context per decision, the presses, the timings)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
     find = browser.find_element
     browser.get(url)
-    browser.execute_script("localStorage.setItem('machu-zoom', arguments[0])",
-                           "zoomed" if zoomed else "fit")
+    browser.execute_script("localStorage.setItem('machu-board', arguments[0])",
+                           "whole" if whole else "part")
     browser.get(url)
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
     for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
@@ -342,7 +346,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--opponent", default="best-2p")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--zoomed", action="store_true", help="the board zoomed in")
+    parser.add_argument("--whole", action="store_true",
+                        help="the whole board fitted to the width (not the decision's part)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "web_phone.json"))
     args = parser.parse_args()
     with socket.socket() as s:
@@ -360,14 +365,14 @@ def main() -> None:
         _wait(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 300)
         phone(browser)
         result = play_phone_game(browser, f"http://127.0.0.1:{port}/", args.opponent, args.seed,
-                                 zoomed=args.zoomed)
+                                 whole=args.whole)
     finally:
         browser.quit()
         server.terminate()
     from machu_env.bench.machine import cpu_model
 
     record = {"command": f"python benchmarks/web_phone.py --opponent {args.opponent} --seed "
-                         f"{args.seed}" + " --zoomed" * args.zoomed,
+                         f"{args.seed}" + " --whole" * args.whole,
               "date": time.strftime("%Y-%m-%d"),
               "machine": f"{cpu_model()} ({platform.machine()})", "viewport": "390x844 touch",
               **summary(result), "off_screen": result["off_screen"],

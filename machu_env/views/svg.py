@@ -105,7 +105,7 @@ def clock_words(game: Game) -> str:
 LAYOUTS = ("wide", "phone")
 # the phone's picture: as wide as the map (a 390 px phone shows it at 0.55 of its size, the
 # districts' texts at 9 px), the other parts under it, the players' panels left to the page
-PHONE_WIDTH, PHONE_HEIGHT = 2 * MAP_X + 4 * CELL_W + BOX_W, 1026
+PHONE_WIDTH, PHONE_HEIGHT = 2 * MAP_X + 4 * CELL_W + BOX_W, 1050
 
 
 def board_size(num_players: int, layout: str = "wide") -> tuple[int, int]:
@@ -120,9 +120,9 @@ def _incas(x: float, y: float, p: int, count: int, where: str) -> str:
     colour) with its top left corner at (x, y); the tooltip says it in words."""
     c, ink = PLAYER_COLOURS[p], PLAYER_INK[p]
     return (f'<g><title>Player {p}: {count} Inca{"s" * (count != 1)} in {escape(where)}'
-            f'</title><rect x="{x:.0f}" y="{y:.0f}" width="{INCA_W}" height="18" rx="3" '
+            f'</title><rect x="{x:.0f}" y="{y:.0f}" width="{INCA_W}" height="19" rx="3" '
             f'fill="{c}" stroke="#222"/>'
-            + _text(x + INCA_W / 2, y + 14.5, f"P{p}\u00d7{count}", MAP_TEXT, "middle", "bold",
+            + _text(x + INCA_W / 2, y + 15.5, f"P{p}\u00d7{count}", MAP_TEXT, "middle", "bold",
                     ink) + "</g>")
 
 
@@ -153,7 +153,11 @@ def _districts(v: dict[str, Any], boxes: dict[str, Box]) -> list[str]:
         out.append(f'<g id="{d}"><rect x="{x}" y="{y}" width="{BOX_W}" height="{BOX_H}" rx="10" '
                    f'fill="{fill}" stroke="#6b5e48" stroke-width="1.5"><title>{LABELS[d]}'
                    '</title></rect>')
-        out.append(_text(x + BOX_W / 2, y + 19, SHORT_LABELS[d], MAP_TEXT, "middle", "bold"))
+        name = _text(x + BOX_W / 2, y + 19, SHORT_LABELS[d], MAP_TEXT, "middle", "bold")
+        if len(SHORT_LABELS[d]) > 10:  # (one name is a little wider than the box: closed up)
+            name = name.replace("<text ", f'<text textLength="{BOX_W - 10}" '
+                                'lengthAdjust="spacingAndGlyphs" ')
+        out.append(name)
         bonus = v["bonus"].get(d)
         if bonus:  # R4.0: bonus units / temple stones, one square each (two at most, R7.3)
             what = "temple stone" if d in TEMPLES else _BONUS_GOOD[d]
@@ -171,7 +175,7 @@ def _districts(v: dict[str, Any], boxes: dict[str, Box]) -> list[str]:
         for p, pv in enumerate(v["players"]):
             n = pv["incas"].get(d, 0)
             if n:
-                out.append(_incas(x + 4 + (INCA_W + 4) * (k % 2), y + 48 + 19 * (k // 2), p, n,
+                out.append(_incas(x + 4 + (INCA_W + 4) * (k % 2), y + 47 + 19 * (k // 2), p, n,
                                   LABELS[d]))
                 k += 1
         for j, p in enumerate(princes[d]):
@@ -227,7 +231,7 @@ def _phone_parts(game: Game, v: dict[str, Any], boxes: dict[str, Box]) -> list[s
     y = TRAIL_Y + 26
     out = ['<g id="moon-tiles">', *_moon(v, MAP_X, y, boxes, per_row=7, size=(88, 40),
                                           step=(94, 0), text=MAP_TEXT), "</g>"]
-    y += 76
+    y += 92  # (the tiles' hit areas reach 20 units under them: the days' heading is further)
     out += _days(v, game.learning_game, MAP_X, y)
     out += _sun(v, MAP_X + 2 + 34 * LAST_DAY + 14, y + 25)
     y += 76
@@ -269,7 +273,7 @@ def board_svg(game: Game, player: int | str | None = None,
            _text(MAP_X, 30, _fit(head, width - 2 * MAP_X, 17), 17, weight="bold"),
            _text(width - MAP_X, 47, about, MIN_TEXT, "end", fill="#555")]
     boxes: dict[str, Box] = {}
-    out += _districts(v, boxes)
+    out += ['<g id="map">', *_districts(v, boxes), "</g>"]
     if layout == "phone":
         out += _phone_parts(game, v, boxes)
     else:

@@ -65,8 +65,8 @@ def _group(name: str, box: Box, boxes: dict[str, Box], title: str = "",
 
 # the rows of the market and of the priests are this far apart (user units): at the scale a
 # phone shows them (1.5 and more) two neighbours' hit areas are each 44 px tall or more
-MARKET_STEP, PRIEST_STEP = 24, 30
-MARKET_H, PRIESTS_H = 160, 112  # the height of each part, its heading included
+MARKET_STEP, PRIEST_STEP = 26, 30
+MARKET_H, PRIESTS_H = 168, 112  # the height of each part, its heading included
 
 
 def _market(v: dict[str, Any], x: int, y: int, boxes: dict[str, Box]) -> list[str]:
@@ -74,7 +74,7 @@ def _market(v: dict[str, Any], x: int, y: int, boxes: dict[str, Box]) -> list[st
     for j, good in enumerate(("llama", "coca", "pottery", "cloth")):
         cx = x + 10 + 56 * j
         units = v["market"][good]
-        out.append(_group(f"market-{good}", (cx - 4, y + 4, 36, 144), boxes))
+        out.append(_group(f"market-{good}", (cx - 4, y + 4, 36, 152), boxes))
         out.append(_goods_chip(cx + 6, y + 8, good))
         for s in range(MARKET_SPACES):
             sy = y + 30 + MARKET_STEP * s
@@ -87,9 +87,9 @@ def _market(v: dict[str, Any], x: int, y: int, boxes: dict[str, Box]) -> list[st
                        f'stroke-dasharray="{"none" if filled else "3,2"}"/>')
             out.append(_text(cx + 14, sy + 14, MARKET_PRICES[s], MIN_TEXT, "middle",
                              fill="#fff" if filled and good != "llama" else "#333") + "</g>")
-        out.append(_group(f"market-{good}-bank", (cx - 2, y + 128, 32, 18), boxes,
+        out.append(_group(f"market-{good}-bank", (cx - 2, y + 136, 32, 18), boxes,
                           f"the bank: {v['bank'][good]} {good}"))
-        out.append(_text(cx + 14, y + 141, f"bank {v['bank'][good]}", MIN_TEXT, "middle"))
+        out.append(_text(cx + 14, y + 149, f"bank {v['bank'][good]}", MIN_TEXT, "middle"))
         out.append("</g></g>")
     return out
 

@@ -75,7 +75,7 @@ def _spot(game: Game, action: str, view: dict[str, Any]) -> str | None:
         return last
     if verb == "place" and last in INCA_TYPES:
         return DISTRICTS[INCA_TYPES.index(last)]
-    if verb == "stay":
+    if verb in ("stay", "redeem"):  # (the tile to take; at night, the one you hold)
         return f"moon-{last}"
     if verb == "acquire":
         return f"priests-{last}"
@@ -97,7 +97,11 @@ def _spot(game: Game, action: str, view: dict[str, Any]) -> str | None:
 def spots(game: Game, actions: list[str], view: dict[str, Any]) -> dict[str, str]:
     """For each legal action (notation) that has a place on the board, the id of that part of
     the board's SVG (a district, a market space, a moon tile, a priest row, a trail space);
-    a part that two actions would share is left to the buttons."""
+    a part that two actions would share is left to the buttons. The producing district is
+    the place of its whole production (``produce`` of the most Incas; fewer: buttons)."""
     found = {a: s for a in actions if (s := _spot(game, a, view)) is not None}
+    produce = [a for a in actions if a.startswith("produce ") and a != "produce 0"]
+    if produce and (district := turn_district(game)) is not None:
+        found[max(produce, key=lambda a: int(a.split()[1]))] = district
     shared = Counter(found.values())
     return {a: s for a, s in found.items() if shared[s] == 1}

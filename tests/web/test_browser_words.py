@@ -103,7 +103,8 @@ def test_a_tie_on_the_score_is_ordered_by_the_tie_break_and_says_so(server, brow
 
 def test_a_move_that_gains_nothing_says_so_on_the_board_as_on_its_button(server, browser):
     """A Prince move that ends the turn with nothing gained: its district's caption on the
-    board ends as its button does (" · gains nothing" or " · done today")."""
+    board ends as its button does (" · gains nothing" or " · done today": the cost, then the
+    line above it)."""
     start(browser, server, seed="11")
     seen = 0
     for _ in range(150):
@@ -117,7 +118,8 @@ def test_a_move_that_gains_nothing_says_so_on_the_board_as_on_its_button(server,
             words = button.text.split("\n")[-1]
             end = " · gains nothing" if words.endswith("gains nothing") else " · done today"
             assert words.endswith(end), words
-            caption = spot[0].find_element(By.CSS_SELECTOR, "text.cost").text
+            caption = " · ".join(t.text for t in spot[0].find_elements(By.CSS_SELECTOR,
+                                                                        "text.cost"))
             assert caption.endswith(end) and "idle" in spot[0].get_attribute("class"), caption
             seen += 1
         if seen >= 2:

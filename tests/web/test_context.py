@@ -17,6 +17,7 @@ from machu_env.views.phrases import card_words  # noqa: E402
 from machu_env.views.svg import board_svg  # noqa: E402
 from machu_env.web import create_app  # noqa: E402
 from machu_env.web.context import focus, players, spots, you  # noqa: E402
+from machu_env.web.words import turn_district  # noqa: E402
 
 
 def test_every_decisions_focus_is_an_element_of_the_board():
@@ -108,13 +109,20 @@ def test_every_move_with_a_place_on_the_board_is_tapped_there():
                     assert units in (0, MARKET_SPACES)
                 if verb in ("move", "start", "sunclock"):
                     assert spot == last
-                if verb == "stay":
+                if verb in ("stay", "redeem"):  # (at night: the tile the player holds)
                     assert spot == f"moon-{last}"
+                if verb == "produce":  # the district produces with every Inca it may
+                    assert spot == turn_district(game) and int(last) == max(
+                        int(a.split()[1]) for a in actions if a.startswith("produce"))
                 if verb == "sacrifice":
                     assert spot.startswith("trail-") and last != "0"
             for action in actions:  # what has no place on the board stays with the buttons
-                if action.split()[0] in ("produce", "offer", "take", "return", "redeem",
-                                         "forgo", "done", "pass"):
+                if action.split()[0] in ("offer", "take", "return", "forgo", "done", "pass"):
                     assert action not in found
+                if action.startswith("produce") and action != max(
+                        (a for a in actions if a.startswith("produce")),
+                        key=lambda a: int(a.split()[1])):
+                    assert action not in found  # (fewer Incas: the buttons)
             game.play(rnd.choice(game.legal_action_ids()))
-    assert {"start", "move", "stay", "buy", "sell", "market", "place", "sunclock"} <= kinds
+    assert {"start", "move", "stay", "buy", "sell", "market", "place", "sunclock", "redeem",
+            "produce"} <= kinds
