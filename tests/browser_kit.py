@@ -19,12 +19,16 @@ def wait(condition, seconds: float = 30):
     raise AssertionError("timed out waiting for the page")
 
 def smallest_board_text(browser) -> float:
-    """The smallest font size on the board as drawn, in CSS pixels."""
+    """The smallest font size of the board's texts in view (their middle inside the picture's
+    box, which a phone crops to the decision's part), in CSS pixels."""
     return browser.execute_script("""
-        const svg = document.querySelector('#board svg');
-        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-        const sizes = [...svg.querySelectorAll('text')].map(
-            (t) => parseFloat(getComputedStyle(t).fontSize));
+        const svg = document.querySelector('#board svg'), box = svg.getBoundingClientRect();
+        const scale = box.width / svg.viewBox.baseVal.width;
+        const sizes = [...svg.querySelectorAll('text')].filter((t) => {
+            const r = t.getBoundingClientRect(), x = (r.left + r.right) / 2,
+                  y = (r.top + r.bottom) / 2;
+            return x >= box.left && x <= box.right && y >= box.top && y <= box.bottom; })
+          .map((t) => parseFloat(getComputedStyle(t).fontSize));
         return Math.min(...sizes) * scale;""")
 
 

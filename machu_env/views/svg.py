@@ -122,7 +122,7 @@ def _incas(x: float, y: float, p: int, count: int, where: str) -> str:
     return (f'<g><title>Player {p}: {count} Inca{"s" * (count != 1)} in {escape(where)}'
             f'</title><rect x="{x:.0f}" y="{y:.0f}" width="{INCA_W}" height="19" rx="3" '
             f'fill="{c}" stroke="#222"/>'
-            + _text(x + INCA_W / 2, y + 15.5, f"P{p}\u00d7{count}", MAP_TEXT, "middle", "bold",
+            + _text(x + INCA_W / 2, y + 16, f"P{p}\u00d7{count}", MAP_TEXT, "middle", "bold",
                     ink) + "</g>")
 
 

@@ -35,8 +35,8 @@ PANELS_Y = TRAIL_Y + 86
 PANEL_H = 66
 MIN_TEXT = 12
 # the districts' texts (and those a phone shows at the map's scale): 9 px or more on a phone
-# 360 px wide, which shows the whole map (650 units) at 0.54 of its size
-MAP_TEXT = 17
+# 360 px wide, which shows the whole map (650 units) at 0.51 of its size
+MAP_TEXT = 18
 # a generous width of one character of DejaVu Sans at a font size (px): what a line may hold
 CHAR_W = {12: 7.5, 13: 8.2, 17: 10.6}
 Box = tuple[float, float, float, float]  # x, y, width, height: where a named part was drawn

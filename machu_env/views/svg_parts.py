@@ -199,7 +199,7 @@ def _trail(v: dict[str, Any], y: int, boxes: dict[str, Box], width: int = WIDTH,
             out.append(_text(x + w / 2 - 1.5, sy + 54, word, text, "middle",
                              fill="#555").replace("<text ", squeeze))
         out.append("</g>")
-    r = 8 if text == MIN_TEXT else 10
+    r = 8 if text == MIN_TEXT else 11
     for p, pv in enumerate(v["players"]):
         s = pv["scout"] % (TRAIL_LENGTH + 1)
         same = [q for q, qv in enumerate(v["players"]) if qv["scout"] % (TRAIL_LENGTH + 1) == s]
@@ -207,7 +207,7 @@ def _trail(v: dict[str, Any], y: int, boxes: dict[str, Box], width: int = WIDTH,
         dx = (2 * r + 1) if cols == 2 else (r + 5)
         left = -dx * (min(len(same), cols) - 1) / 2
         x, sy = corner[s]
-        out.append(_token(x + w / 2 - 1.5 + left + (k % cols) * dx, sy + 27 + (k // cols) * 17,
+        out.append(_token(x + w / 2 - 1.5 + left + (k % cols) * dx, sy + 27 + 2 * (r - 8) + (k // cols) * 17,
                           p, p, r=r, title=f"Player {p}'s Scout on space {pv['scout']}",
                           size=text))
     return out

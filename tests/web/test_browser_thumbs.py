@@ -37,43 +37,53 @@ def _tap(browser, x: float, y: float) -> None:
     browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
 
 
-@pytest.mark.parametrize("zoomed", [False, True])
+def _spots(browser):
+    return browser.execute_script(
+        "return document.querySelectorAll('#board svg g.clickable').length")
+
+
+@pytest.mark.parametrize("whole", [False, True])
 def test_every_legal_spot_has_a_hit_area_and_a_tap_in_it_chooses_the_move(server, browser,
-                                                                          zoomed):
+                                                                          whole):
+    """At each of the first decisions, with the board showing the decision's part (the
+    default) or the whole board: every legal spot's hit area holds its piece and meets no other;
+    on the decision's part each is 44 px or more. A tap in a moon tile's margin (off the piece)
+    chooses its move."""
     phone(browser)
     browser.get(server)
-    browser.execute_script("localStorage.setItem('machu-zoom', arguments[0])",
-                           "zoomed" if zoomed else "fit")
+    browser.execute_script("localStorage.setItem('machu-board', arguments[0])",
+                           "whole" if whole else "part")
     start(browser, server, seed="7")
-    areas = wait(lambda: browser.execute_script(
-        "return document.querySelectorAll('#board svg g.clickable').length") and
-        browser.execute_script(AREAS))
-    assert len(areas) >= 5  # the first Inca: a district of each good
-    for a in areas:  # around its piece, never over another spot's
-        hit, piece = a["hit"], a["piece"]
-        assert hit[0] <= piece[0] + 0.5 and hit[1] <= piece[1] + 0.5, a
-        assert hit[2] >= piece[2] - 0.5 and hit[3] >= piece[3] - 0.5, a
-        assert not any(_meet(hit, b["hit"]) for b in areas if b is not a), a
-    widths = [min(a["hit"][2] - a["hit"][0], a["hit"][3] - a["hit"][1]) for a in areas]
-    pieces = [min(a["piece"][2] - a["piece"][0], a["piece"][3] - a["piece"][1])
-              for a in areas]
-    if zoomed:  # the board at its own size: every district's area is a thumb's and more
-        assert min(widths) >= 44, widths
-    else:  # fitted to 390 px: the areas fill the room between the districts
-        assert min(widths) > 1.1 * max(pieces) and min(widths) >= 40, (widths, pieces)
-    if zoomed:  # (a district's piece is larger than a thumb there: no margin to tap in)
-        assert not errors(browser)
-        return
-    # a tap in the area but off the piece (its margin below, in the middle) chooses the move
     if not browser.find_element(By.ID, "confirm-on").is_selected():
         browser.execute_script("document.getElementById('confirm-on').click()")
+    tile = None
+    for _ in range(12):
+        areas = wait(lambda: _spots(browser) and browser.execute_script(AREAS))
+        for a in areas:  # around its piece, never over another spot's
+            hit, piece = a["hit"], a["piece"]
+            assert hit[0] <= piece[0] + 0.5 and hit[1] <= piece[1] + 0.5, a
+            assert hit[2] >= piece[2] - 0.5 and hit[3] >= piece[3] - 0.5, a
+            assert not any(_meet(hit, b["hit"]) for b in areas if b is not a), a
+        widths = [min(a["hit"][2] - a["hit"][0], a["hit"][3] - a["hit"][1]) for a in areas]
+        if not whole:
+            assert min(widths) >= 43.5, (widths, [a["id"] for a in areas])
+        tile = next((a for a in areas if a["id"].startswith("moon-")
+                     and a["hit"][3] - a["piece"][3] > 4), None)
+        if tile:
+            break
+        before = len(browser.find_elements(By.CSS_SELECTOR, "#history li"))
+        spot = browser.find_element(By.CSS_SELECTOR, "#board svg g.clickable:not([id^=moon])")
+        browser.execute_script("choose(Number(arguments[0].dataset.id));"
+                               "document.getElementById('confirm-yes').click()", spot)
+        wait(lambda b=before: len(browser.find_elements(By.CSS_SELECTOR, "#history li")) > b
+             and _spots(browser))
+    assert tile, "no moon tile to stay on in the first decisions"
+    # a tap in the area but off the piece (its margin below, in the middle) chooses the move
     browser.execute_script("window.scrollTo(0, 0)")
-    areas = browser.execute_script(AREAS)  # (where they are now)
-    a = max(areas, key=lambda a: a["hit"][3] - a["piece"][3])
-    x, y = (a["piece"][0] + a["piece"][2]) / 2, (a["piece"][3] + a["hit"][3]) / 2
-    assert a["hit"][3] - a["piece"][3] > 2  # a margin below the piece to tap in
+    tile = next(a for a in browser.execute_script(AREAS) if a["id"] == tile["id"])
+    x, y = (tile["piece"][0] + tile["piece"][2]) / 2, (tile["piece"][3] + tile["hit"][3]) / 2
     _tap(browser, x, y)
     wait(lambda: browser.find_element(By.ID, "confirm-bar").is_displayed())
     chosen = browser.execute_script("return document.querySelector('#board svg g.chosen').id")
-    assert chosen == a["id"]
+    assert chosen == tile["id"]
     assert not errors(browser)
