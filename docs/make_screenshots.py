@@ -6,9 +6,10 @@ Starts ``machu serve`` on a free port of 127.0.0.1, starts a 3-player game again
 and ``gold`` (seed 21), plays its first moves by clicking the first button and captures the
 page at 1280x720 with the hints open (``docs/img/web_app.png``); then, on a 390x844 touch
 screen (confirm moves on), the same game with a move chosen on the board and the bar's "play
-it" in view (``docs/img/web_phone.png``), and a 2-player game against ``gold`` played to its end
-(``docs/img/web_phone_end.png``: the scores first, "replay this game" in the bar). Needs the
-``web`` and ``dev`` extras and ``chromium`` with ``chromium-driver``.
+it" in view (``docs/img/web_phone.png``: the board shows the decision's part; and
+``docs/img/web_phone_whole.png``: the whole board), and a 2-player game against ``gold``
+played to its end (``docs/img/web_phone_end.png``: the scores first, "replay this game" in the
+bar). Needs the ``web`` and ``dev`` extras and ``chromium`` with ``chromium-driver``.
 """
 
 from __future__ import annotations
@@ -108,6 +109,13 @@ def shoot(browser, url: str, width: int, height: int, path: Path, moves: int = 6
     time.sleep(0.5)
     browser.save_screenshot(str(path))
     print(f"wrote {path}")
+    if phone:  # the same decision on the whole board, then back to the decision's part
+        browser.find_element(By.ID, "zoom").click()
+        time.sleep(0.5)
+        whole = path.with_name(f"{path.stem}_whole.png")
+        browser.save_screenshot(str(whole))
+        print(f"wrote {whole}")
+        browser.find_element(By.ID, "zoom").click()
 
 
 def shoot_end(browser, url: str, path: Path) -> None:
