@@ -176,9 +176,10 @@ def _sideways(browser) -> bool:
 
 
 def play_phone_game(browser, url: str, opponent: str = "random", seed: int = 7,
-                    replay_steps: int = 40, whole: bool = False) -> dict[str, Any]:
-    """Play one 2-player game at ``url`` on the phone (``phone(browser)`` first) as the module
-    says, with the board showing the decision's part (the default) or the ``whole`` board;
+                    replay_steps: int = 40, whole: bool = False,
+                    players: int = 2) -> dict[str, Any]:
+    """Play one game of ``players`` at ``url`` on the phone (``phone(browser)`` first) as the
+    module says, with the board showing the decision's part (the default) or the ``whole`` board;
     returns the measurements (one context per decision, the presses, the timings)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -189,6 +190,7 @@ def play_phone_game(browser, url: str, opponent: str = "random", seed: int = 7,
                            "whole" if whole else "part")
     browser.get(url)
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    Select(find(By.ID, "players")).select_by_value(str(players))
     for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
         Select(select).select_by_value(opponent)
     out: dict[str, Any] = {"opponent": opponent, "seed": seed, "contexts": [],
@@ -346,6 +348,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--opponent", default="best-2p")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--players", type=int, default=2, choices=range(2, 6))
     parser.add_argument("--whole", action="store_true",
                         help="the whole board fitted to the width (not the decision's part)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "web_phone.json"))
@@ -365,14 +368,15 @@ def main() -> None:
         _wait(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 300)
         phone(browser)
         result = play_phone_game(browser, f"http://127.0.0.1:{port}/", args.opponent, args.seed,
-                                 whole=args.whole)
+                                 whole=args.whole, players=args.players)
     finally:
         browser.quit()
         server.terminate()
     from machu_env.bench.machine import cpu_model
 
     record = {"command": f"python benchmarks/web_phone.py --opponent {args.opponent} --seed "
-                         f"{args.seed}" + " --whole" * args.whole,
+                         f"{args.seed}" + " --whole" * args.whole
+                         + (f" --players {args.players}" if args.players != 2 else ""),
               "date": time.strftime("%Y-%m-%d"),
               "machine": f"{cpu_model()} ({platform.machine()})", "viewport": "390x844 touch",
               **summary(result), "off_screen": result["off_screen"],

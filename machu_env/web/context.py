@@ -84,6 +84,9 @@ def _spot(game: Game, action: str, view: dict[str, Any]) -> str | None:
         if verb == "sell" or words[1:2] == ["add"]:  # onto the first empty space
             return f"market-{last}-{units}" if units < MARKET_SPACES else f"market-{last}-bank"
         return f"market-{last}-{units - 1}" if units > 0 else f"market-{last}-bank"
+    if verb == "offer" and last != "none":  # R4.2.2: 2 spaces a unit, to the space reached
+        scout = view["players"][game.current_player]["scout"]
+        return f"trail-{min(scout + 2 * len(last.split(',')), TRAIL_LENGTH)}"
     if verb == "sacrifice" and last != "0":  # the space the Scout climbs to
         district = turn_district(game)
         if district not in TEMPLE_ROW:

@@ -116,8 +116,12 @@ def test_every_move_with_a_place_on_the_board_is_tapped_there():
                         int(a.split()[1]) for a in actions if a.startswith("produce"))
                 if verb == "sacrifice":
                     assert spot.startswith("trail-") and last != "0"
+                if verb == "offer":  # R4.2.2: the Scout's space after 2 spaces a unit
+                    scout = view["players"][game.current_player]["scout"]
+                    assert spot == f"trail-{min(scout + 2 * len(last.split(',')), 20)}"
             for action in actions:  # what has no place on the board stays with the buttons
-                if action.split()[0] in ("offer", "take", "return", "forgo", "done", "pass"):
+                if action.split()[0] in ("take", "return", "forgo", "done", "pass") or (
+                        action == "offer none"):
                     assert action not in found
                 if action.startswith("produce") and action != max(
                         (a for a in actions if a.startswith("produce")),
@@ -125,4 +129,4 @@ def test_every_move_with_a_place_on_the_board_is_tapped_there():
                     assert action not in found  # (fewer Incas: the buttons)
             game.play(rnd.choice(game.legal_action_ids()))
     assert {"start", "move", "stay", "buy", "sell", "market", "place", "sunclock", "redeem",
-            "produce"} <= kinds
+            "produce", "offer"} <= kinds
