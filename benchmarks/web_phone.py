@@ -2,15 +2,18 @@
 
     python benchmarks/web_phone.py                       # 390x844, against best-2p, seed 11
     python benchmarks/web_phone.py --opponent gold --seed 3 --out results.json
+    python benchmarks/web_phone.py --whole               # the whole board, not the part
+    python benchmarks/web_phone.py --players 3 --opponent gold --seed 5
 
 Starts ``machu serve`` on a free port of 127.0.0.1, opens the page on a 390x844 touch screen
-(confirm moves on, as a touch screen starts), starts a 2-player game and plays it to the end by
+(confirm moves on, as a touch screen starts), starts a game (2 players unless ``--players``)
+with the board showing the decision's part (the default) and plays it to the end by
 tapping: the board wherever the decision has a place there (a district, a market space, a moon
 tile, a priest row, a trail space), the buttons otherwise; every other move is confirmed by a
 second tap on the same move, the others by the bar's "play it"; one decision is taken back.
 At every decision it records what is in the viewport together (the prompt, the action bar,
 every player's row of the strip, the decision's part of the board), the size of every board text
-and of every legal spot's hit area on the screen, whether the page scrolls sideways, and any
+in view and of every legal spot's hit area on the screen, whether the page scrolls sideways, and any
 text in engine notation; each press is checked to be on screen before it is
 made (a press that first needs a scroll is counted). At the end: the scores in view, then
 "replay this game" stepped with "next" (the controls in view at each step, the clock checked
