@@ -6,13 +6,16 @@ dependency).
     svg = board_svg(Game(4, seed=1), player=0)   # seat 0's view; None: every hand shown
 
 The picture is 1000 px wide; its height depends only on the player count (``board_size``).
-It holds what ``Game.view(player)`` holds:
+``layout="phone"`` draws the same parts for a phone's web page: as wide as the map, the moon
+tiles, days, market, priest rows and the trail (in two rows) under it, no players' panels (the
+page's strip shows them). It holds what ``Game.view(player)`` holds:
 
 * the 15 districts, laid out as a crossing-free drawing of the reconstructed adjacency
   (RULES §11.1: the real board's geometry is not in the rulebooks); a line joins two districts
-  whose border the Prince crosses for free. In each district: the bonus units (goods, or temple
-  stones on the temples), every player's Incas (token with the count) and the Princes (crowned
-  token with the seat number);
+  whose border the Prince crosses for free. In each district (its short name; the full one in
+  its tooltip), at ``MAP_TEXT`` units: the bonus units (lettered goods squares, or temple
+  stones on the temples), every player's Incas (``P1×2``: seat and count) and the Princes
+  (crowned token with the seat number);
 * the market columns (4 spaces, prices 6 5 4 3, filled from the top) and the bank supply; the
   three priest rows with the cards left and their current sacrifice value (R4.4.2); the moon
   tiles still on the board, the Sun tile (on the board or its holder); the time track with the
