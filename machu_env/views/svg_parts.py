@@ -207,9 +207,9 @@ def _trail(v: dict[str, Any], y: int, boxes: dict[str, Box], width: int = WIDTH,
         dx = (2 * r + 1) if cols == 2 else (r + 5)
         left = -dx * (min(len(same), cols) - 1) / 2
         x, sy = corner[s]
-        out.append(_token(x + w / 2 - 1.5 + left + (k % cols) * dx, sy + 27 + 2 * (r - 8) + (k // cols) * 17,
-                          p, p, r=r, title=f"Player {p}'s Scout on space {pv['scout']}",
-                          size=text))
+        out.append(_token(x + w / 2 - 1.5 + left + (k % cols) * dx,
+                          sy + 27 + 2 * (r - 8) + (k // cols) * 17, p, p, r=r,
+                          title=f"Player {p}'s Scout on space {pv['scout']}", size=text))
     return out
 
 
