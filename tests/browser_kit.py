@@ -20,16 +20,14 @@ def wait(condition, seconds: float = 30):
 
 def smallest_board_text(browser) -> float:
     """The smallest font size of the board's texts in view (their middle inside the picture's
-    box, which a phone crops to the decision's part), in CSS pixels."""
-    return browser.execute_script("""
-        const svg = document.querySelector('#board svg'), box = svg.getBoundingClientRect();
-        const scale = box.width / svg.viewBox.baseVal.width;
-        const sizes = [...svg.querySelectorAll('text')].filter((t) => {
-            const r = t.getBoundingClientRect(), x = (r.left + r.right) / 2,
-                  y = (r.top + r.bottom) / 2;
-            return x >= box.left && x <= box.right && y >= box.top && y <= box.bottom; })
-          .map((t) => parseFloat(getComputedStyle(t).fontSize));
-        return Math.min(...sizes) * scale;""")
+    box, which a phone crops to the decision's part), in CSS pixels: the benchmark's measure."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from web_phone import THUMBS
+
+    return browser.execute_script(THUMBS)["smallest_text"]
 
 
 
