@@ -67,7 +67,7 @@ def train(ctx: typer.Context, resume: bool = False, as_json: bool = False,
 
 
 RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "overlap",
-                  "device", "ray", "rollout_workers")
+                  "device", "ray", "rollout_workers", "machine_class")
 
 
 def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = False) -> None:
@@ -91,7 +91,8 @@ def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = Fal
                                   minutes=options["minutes"], timesteps=steps,
                                   threads=options["threads"], device=options["device"],
                                   resume=resume, overlap=options["overlap"],
-                                  ray=options["ray"], rollout_workers=options["rollout_workers"])
+                                  ray=options["ray"], rollout_workers=options["rollout_workers"],
+                                  machine_class=options["machine_class"])
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
     finish(summary, recipe_lines(summary, options["out"], recipes.load(options["recipe"])

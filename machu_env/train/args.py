@@ -148,7 +148,10 @@ class TrainArgs(PPOArgs):
         "train a shipped recipe from scratch, every phase (RECIPES); with it only --out, "
         "--seed, --minutes, --timesteps (budgets: its phases end at their share of either, so "
         "--timesteps gives the same schedule on any machine), --threads, --overlap, --device, "
-        "--ray, --rollout-workers and --resume apply")
+        "--ray, --rollout-workers, --machine-class and --resume apply")
+    machine_class: str = setting('',
+        "--recipe: the recipe's schedule for a class of machine (its batch settings; empty: "
+        "the first class this machine meets, else base: the phases as written)")
     head_start: float = setting(0.0,
         "a curriculum: the share of training games in which the learner starts holding one "
         "priest card, free (to meet the temples; evaluations play the rules)", 0, 1)

@@ -49,6 +49,10 @@ class TrainConfig(TrainArgs, PPOSettings):
                 and self.recipe.isprintable())):
             raise ValueError(f"recipe must be a recipe's name or a .json recipe file, got "
                              f"{self.recipe!r:.100}")
+        if self.machine_class and not (self.recipe and re.fullmatch(
+                r"[a-z0-9][a-z0-9-]{0,39}", self.machine_class)):
+            raise ValueError(f"machine_class must name one of a recipe's machine classes (with "
+                             f"--recipe), got {self.machine_class!r:.60}")
         if self.eval_agents:
             from machu_env.train.ladder import eval_agents
 

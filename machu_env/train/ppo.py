@@ -344,10 +344,10 @@ class PPO:
         # its own over the buffer, which would lengthen overlap's critical path by a sixth
         prox_logp = old_logp.clone() if self.decoupled else old_logp
         weights = torch.ones_like(old_logp) if self.decoupled else None
-        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0,
-                 "approx_kl": 0.0}
-        if s.magnet_coef > 0:
-            stats["magnet_kl"] = 0.0
+        names = ["policy_loss", "value_loss", "entropy", "clip_fraction", "approx_kl"] + (
+            ["magnet_kl"] if s.magnet_coef > 0 else [])
+        # the statistics add up on the device: one read at the end, not a wait per minibatch
+        sums = torch.zeros(len(names), device=dev)
         n = 0
         for epoch in range(s.n_epochs):
             order = torch.randperm(T * N, generator=self.generator).to(dev)
@@ -378,23 +378,23 @@ class PPO:
                 if s.magnet_coef > 0:
                     magnet_kl = self._magnet_kl(probs, logp_all, obs[idx], masks[idx]).mean()
                     loss = loss + s.magnet_coef * magnet_kl
-                    stats["magnet_kl"] += float(magnet_kl.detach())
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), s.max_grad_norm)
                 self.optimizer.step()
-                stats["policy_loss"] += float(policy_loss.detach())
-                stats["value_loss"] += float(value_loss.detach())
-                stats["entropy"] += float(-entropy_loss.detach())
-                stats["clip_fraction"] += float(((ratio - 1).abs() > s.clip_range).float().mean())
-                with torch.no_grad():  # sb3's estimator of KL(old || new)
+                with torch.no_grad():  # (approx_kl: sb3's estimator of KL(old || new))
                     log_ratio = logp.detach() - prox_logp[idx]
-                    stats["approx_kl"] += float(((log_ratio.exp() - 1) - log_ratio).mean())
+                    sums += torch.stack([x.float() for x in (
+                        policy_loss, value_loss, -entropy_loss,
+                        ((ratio - 1).abs() > s.clip_range).float().mean(),
+                        ((log_ratio.exp() - 1) - log_ratio).mean(),
+                        *([magnet_kl] if s.magnet_coef > 0 else []))])
                 n += 1
         self.n_updates += s.n_epochs
         B.carry_over()
         self.seconds["update"] += time.perf_counter() - t0
-        return {**{k: v / n for k, v in stats.items()}, "ent_coef": ent_coef}
+        totals = zip(names, sums.tolist(), strict=True)
+        return {**{k: v / n for k, v in totals}, "ent_coef": ent_coef}
 
     def predict(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The most probable legal action of every row (deterministic play)."""

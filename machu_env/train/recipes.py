@@ -27,7 +27,8 @@ finished phases; ``--resume`` continues the first unfinished one from its last w
 checkpoint. The last phase's latest policy is written as
 ``OUT/agent.safetensors``, its metadata naming the recipe, the seed and the command; with
 ``"keep": "ladder"`` the checkpoint of any phase that did best on the strength ladder instead
-(``best_on_ladder``: an evaluation, so the shipped agents still never enter training).
+(``best_on_ladder``: an evaluation, so the shipped agents still never enter training). A recipe
+may name classes of machine and the batch settings each runs (``machines``: ``train.machines``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from typing import Any
 
 from machu_env.agents import policy_file
 from machu_env.core import files
-from machu_env.train import ladder
+from machu_env.train import ladder, machines
 
 FOLDER = Path(__file__).resolve().parent / "recipe_files"
 FORMAT = "machu-env-recipe"
@@ -49,7 +50,7 @@ NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}", re.ASCII)
 MAX_PHASES = 8
 # set by the recipe runner, never by a recipe file
 RESERVED = ("players", "seed", "out", "init", "frozen", "timesteps", "minutes", "threads",
-            "overlap", "device", "recipe", "ray", "rollout_workers")
+            "overlap", "device", "recipe", "ray", "rollout_workers", "machine_class")
 HEURISTICS = ("random", "builder", "gold", "racer")
 KEEP = ("last", "ladder")  # the recipe's agent: the last policy, or the best on the ladder
 
@@ -85,7 +86,7 @@ def check(data: Any, where: str) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != 1:
         raise ValueError(f"{where}: a recipe is a JSON object with format {FORMAT!r}, version 1")
     unknown = set(data) - {"format", "version", "name", "summary", "players", "minutes",
-                           "timesteps", "phases", "keep", "defaults"}
+                           "timesteps", "phases", "keep", "defaults", "machines"}
     if unknown:
         raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
     if data.get("keep", "last") not in KEEP:
@@ -140,6 +141,11 @@ def check(data: Any, where: str) -> dict[str, Any]:
         _heuristics_only(config, here)
     if last != 1:
         raise ValueError(f"{where}: the last phase's until must be 1 (the whole budget)")
+    for machine in machines.check(data["machines"], where) if "machines" in data else []:
+        for phase in phases:  # (each class's settings over each phase's: a valid run)
+            _config({**phase["settings"], **machine["settings"]},
+                    f"{where}, machine class {machine['name']}, phase {phase['name']}",
+                    players=players)
     return data
 
 
@@ -171,27 +177,46 @@ def _heuristics_only(config, where: str) -> None:
 def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
         timesteps: int = 0, threads: int = 0, device: str = "auto", resume: bool = False,
         verbose: bool = True, overlap: bool = False, ray: str = "",
-        rollout_workers: int = 0) -> dict[str, Any]:
+        rollout_workers: int = 0, machine_class: str = "") -> dict[str, Any]:
     """Train the recipe ``name`` into ``out`` (see the module); returns the recipe's summary
     (also ``OUT/recipe.json``). ``minutes``/``timesteps``: the budgets (0: the recipe's);
-    ``ray``, ``rollout_workers``: where the rollouts run (``machu train``'s options)."""
+    ``ray``, ``rollout_workers``: where the rollouts run (``machu train``'s options);
+    ``machine_class``: the recipe's schedule for a class of machine (``machines``; '': the
+    first class this machine meets)."""
+    where = dict(threads=threads, device=device, resume=resume, verbose=verbose,
+                 overlap=overlap, ray=ray, rollout_workers=rollout_workers,
+                 machine_class=machine_class)
     if not ray:
-        return _run(name, out, seed, minutes, timesteps, threads, device, resume, verbose,
-                    overlap, ray, rollout_workers)
+        return _run(name, out, seed, minutes, timesteps, **where)
     from machu_env.ray_backend import connect, require_ray
 
     started = connect(ray)
     try:
-        return _run(name, out, seed, minutes, timesteps, threads, device, resume, verbose,
-                    overlap, ray, rollout_workers)
+        return _run(name, out, seed, minutes, timesteps, **where)
     finally:
         if started:
             require_ray().shutdown()
 
 
+def _machine(recipe: dict[str, Any], given: str, threads: int, device: str,
+             ray: str) -> tuple[str, str]:
+    """The machine class the run uses and why (``machines.choose``) on this machine: the cores
+    it may use (``--threads``, the Ray cluster's CPUs, the process's) and its device."""
+    from machu_env.train import sizing
+
+    if ray:
+        from machu_env.ray_backend import cluster_cpus
+
+        cores = cluster_cpus()
+    else:
+        cores = threads or sizing.usable_cores()
+    gpu = device.startswith("cuda") or (device == "auto" and sizing.gpu_name() is not None)
+    return machines.choose(recipe, given, cores, gpu)
+
+
 def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, threads: int,
          device: str, resume: bool, verbose: bool, overlap: bool, ray: str,
-         rollout_workers: int) -> dict[str, Any]:
+         rollout_workers: int, machine_class: str) -> dict[str, Any]:
     from machu_env.core.checks import check_int
     from machu_env.train.selfplay import Trainer
 
@@ -208,8 +233,22 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
                      f" --threads {threads}" if threads else "", " --overlap" if overlap else "",
                      f" --ray {ray}" if ray else "",
                      f" --rollout-workers {rollout_workers}" if rollout_workers else ""))
-    state = _state(state_path, recipe, seed, resume, name, flags)
-    state.update(minutes=budget_minutes, timesteps=budget_steps)
+    klass, why = _machine(recipe, machine_class, threads, device, ray)
+    state = _state(state_path, recipe, seed, resume, name, flags,
+                   klass if "machines" in recipe else "")
+    stored = state.get("machine_class", machines.BASE)
+    if resume and stored != klass:
+        if machine_class:
+            raise ValueError(f"machine_class {machine_class!r}: {out} trains with the machine "
+                             f"class {stored!r}; resume it with that class (or none)")
+        klass, why = stored, "the run's own class (it started with it)"
+    state.update(minutes=budget_minutes, timesteps=budget_steps, machine_class=klass)
+    over = machines.settings_of(recipe, klass)
+    if verbose:
+        shown = ", ".join(f"{k} {v}" for k, v in over.items()) or "the phases' own settings"
+        print(f"recipe {recipe['name']}: machine class {klass}, {why}: {shown}; "
+              f"--machine-class picks another ({', '.join(machines.names(recipe))})",
+              flush=True)
     t0 = time.perf_counter()
     for k, phase in enumerate(recipe["phases"]):
         if phase["name"] in state["done"]:
@@ -219,7 +258,7 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
         if elapsed >= budget_minutes * 60 or steps >= budget_steps:
             break  # the budget is spent: the later phases are skipped
         previous = recipe["phases"][k - 1]["name"] if k else None
-        config = _config(phase["settings"], f"{name}, phase {phase['name']}",
+        config = _config({**phase["settings"], **over}, f"{name}, phase {phase['name']}",
                          players=recipe["players"], seed=seed, out=str(folder),
                          timesteps=phase_steps(budget_steps, steps, phase),
                          minutes=budget_minutes * phase["until"],
@@ -235,6 +274,8 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
         again = (folder / "latest.json").exists()
         trainer = Trainer(config, resume=again, verbose=verbose, elapsed=elapsed)
         trainer.rungs_before = frozenset(state.get("rungs", []))
+        if not state_path.exists():  # (the run's class, for a resume from its first phase)
+            files.write_json(state_path, state)
         summary = trainer.run()
         state["rungs"] = sorted(set(state.get("rungs", [])).union(
             *(ladder.reached(row, recipe["players"]) for row in trainer.history)))
@@ -272,9 +313,10 @@ def phase_steps(budget_steps: int, steps: int, phase: dict[str, Any]) -> int:
 
 
 def _state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
-           ref: str, flags: str = "") -> dict[str, Any]:
+           ref: str, flags: str = "", klass: str = "") -> dict[str, Any]:
     """The recipe's progress in ``OUT/recipe.json`` (new, or the one to resume: same recipe
-    and seed); ``ref``: the recipe as the command named it (a shipped name or a file)."""
+    and seed); ``ref``: the recipe as the command named it (a shipped name or a file);
+    ``klass``: a new run's machine class, named in its command (a recipe with classes)."""
     if not resume:
         if path.exists():
             raise ValueError(f"{path.parent} already holds a recipe run; use --resume to "
@@ -283,11 +325,11 @@ def _state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
             if (path.parent / phase["name"] / "latest.json").exists():
                 raise ValueError(f"{path.parent / phase['name']} already holds a run; use "
                                  "--resume or choose another --out")
-        return _fresh(recipe, seed, ref, flags)
+        return _fresh(recipe, seed, ref, flags, klass)
     if not path.exists():  # stopped in its first phase: that phase resumes
         if not any((path.parent / p["name"]).is_dir() for p in recipe["phases"]):
             raise ValueError(f"nothing to resume: {path} does not exist")
-        return _fresh(recipe, seed, ref, flags)
+        return _fresh(recipe, seed, ref, flags, klass)
     try:
         state = json.loads(path.read_text()[:1_000_000])
         ok = (isinstance(state, dict) and state.get("recipe") == recipe["name"]
@@ -330,6 +372,8 @@ def check_state(path: Path, state: dict[str, Any], recipe: dict[str, Any]) -> No
         problem = "rungs must be a list of agent names"
     elif not isinstance(state.get("resumed_with", []), list):
         problem = "resumed_with must be a list of flags"
+    elif state.get("machine_class", machines.BASE) not in machines.names(recipe):
+        problem = f"machine_class must be one of {', '.join(machines.names(recipe))}"
     if problem:
         raise ValueError(f"{path}: not a recipe run's state to resume ({problem}); nothing was "
                          "trained")
@@ -369,12 +413,14 @@ def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str,
     return best
 
 
-def _fresh(recipe: dict[str, Any], seed: int, ref: str, flags: str) -> dict[str, Any]:
-    """A new run's state; ``flags``: the budget and thread flags given (they change the
-    trajectory, so the command that rebuilds the agent names them)."""
+def _fresh(recipe: dict[str, Any], seed: int, ref: str, flags: str,
+           klass: str = "") -> dict[str, Any]:
+    """A new run's state; ``flags``: the budget and thread flags given, ``klass``: its machine
+    class (they change the trajectory, so the command that rebuilds the agent names them)."""
+    named = f" --machine-class {klass}" if klass else ""
     return {"recipe": recipe["name"], "seed": seed, "done": [], "elapsed_seconds": 0.0,
-            "steps": 0, "phases": {}, "command": f"machu train --recipe {ref} --seed {seed}"
-            + flags}
+            "steps": 0, "phases": {}, **({"machine_class": klass} if klass else {}),
+            "command": f"machu train --recipe {ref} --seed {seed}" + named + flags}
 
 
 def _write_agent(source: Path, target: Path, state: dict[str, Any]) -> None:
@@ -383,7 +429,8 @@ def _write_agent(source: Path, target: Path, state: dict[str, Any]) -> None:
     info = {**info, "recipe": state["recipe"], "seed": state["seed"],
             "command": state["command"], "recipe_phases": state["done"],
             **({"resumed_with": state["resumed_with"]} if state.get("resumed_with") else {}),
-            "last_phase_timesteps": info.get("num_timesteps"), "num_timesteps": state["steps"]}
+            "last_phase_timesteps": info.get("num_timesteps"), "num_timesteps": state["steps"],
+            "machine_class": state.get("machine_class", machines.BASE)}
     if "kept" in state:  # the best evaluation on the ladder, not the last policy
         info.update(kept=state["kept"], num_timesteps=state["kept"]["timesteps"],
                     last_phase_timesteps=None)
