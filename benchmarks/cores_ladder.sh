@@ -3,7 +3,10 @@
 # machine (16 cores, one GPU): `machu train --players 2` with the defaults (evaluations of 400
 # games against gold and the shipped ladder every 1M steps) for MINUTES of wall-clock each, the
 # time to each rung reported by benchmarks/time_to_strength.py --ladder.
-#   usage: bash benchmarks/cores_ladder.sh OUT_FOLDER [MINUTES]
+#   usage: bash benchmarks/cores_ladder.sh OUT_FOLDER [MINUTES] [recipe]
+# With a third argument `recipe`, the recipe best-2p on the whole machine follows the GPU runs
+# (`machu train --recipe best-2p --device cuda`: its many-cores class, 1,024 games x 16 steps;
+# MINUTES x 3, as its first evaluation is at 3M steps), for the time from scratch to each rung.
 # The budget of such a lease (15 minutes, start-up included) fits 6 runs only if three of them share
 # the machine: 16 threads first (its unmeasured warm-up compiles numba's kernels), then 16 threads
 # with the GPU (--device cuda), the same with 4 rollout workers, then 2, 4 and 8 threads at once, each pinned by taskset to cores of
@@ -38,6 +41,14 @@ ladder gpu_threads16 "--threads 16 --device cuda"
 date -u +"16 threads and the GPU done %T"
 ladder gpu_workers4 "--threads 16 --device cuda --rollout-workers 4"
 date -u +"16 threads, the GPU and 4 rollout workers done %T"
+if [ "${3:-}" = recipe ]; then
+    python3 "$repo/benchmarks/time_to_strength.py" --ladder \
+        --minutes "$(python3 -c "print(3 * $minutes)")" --seeds 1 --players 2 --peer '' \
+        --final-games 400 --out "$out" --name cores_ladder_recipe.json \
+        --setting "recipe=--recipe best-2p --threads 16 --device cuda" \
+        > "$logs/recipe.log" 2>&1
+    date -u +"the recipe on the whole machine done %T"
+fi
 ladder threads2 "--threads 2 --device cpu" 0-1 & a=$!
 ladder threads4 "--threads 4 --device cpu" 2-5 & b=$!
 ladder threads8 "--threads 8 --device cpu" 6-13 & c=$!
