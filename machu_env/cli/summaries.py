@@ -80,6 +80,7 @@ def recipe_lines(state: dict[str, Any], out: str, players: int) -> list[str]:
                      f"{reached}; {_share(kept['win_share'])} against "
                      f"{kept['evaluated_against']})")
     lines += [f"agent: {agent}; the run's state: {Path(out) / 'recipe.json'}",
+              f"the same run again: {state['command']} --out OUT",
               f"next: machu exploit --agent policy:{agent} --players {players} --out "
               f"{Path(out) / 'probe'}"]
     return lines

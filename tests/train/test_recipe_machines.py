@@ -166,3 +166,15 @@ def test_the_shipped_recipes_run_as_written_on_two_cores_and_wider_on_many(name)
     for cores, gpu in ((4, False), (16, True)):
         klass = machines.choose(recipe, "", cores, gpu)[0]
         assert machines.settings_of(recipe, klass) == {"n_envs": 1024, "n_steps": 16}
+
+
+def test_the_command_line_runs_the_class_named_and_says_how_to_run_it_again(tmp_path, capsys):
+    path = _file(tmp_path, MINI)
+    code = main(["train", "--recipe", str(path), "--machine-class", "many-cores", "--threads",
+                 "2", "--device", "cpu", "--out", str(tmp_path / "run")])
+    out = capsys.readouterr().out
+    assert code == 0 and _n_envs(tmp_path / "run") == 32
+    assert "recipe mini: machine class many-cores, as given (this machine: 2 cores" in out
+    assert out.rstrip().splitlines()[-2] == (
+        f"the same run again: machu train --recipe {path} --seed 0 --machine-class many-cores "
+        "--threads 2 --out OUT")
