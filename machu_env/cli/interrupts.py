@@ -4,10 +4,13 @@ it (typer alone would exit 130 in silence). SIGHUP is handled as SIGTERM."""
 
 from __future__ import annotations
 
+import _thread
 import functools
+import random
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -67,11 +70,25 @@ def interruptible(command):
 
 def quiet_unraisable(unraisable) -> None:
     """``sys.unraisablehook`` of the command line: the KeyboardInterrupt of a signal that
-    landed in a destructor or a C callback is not printed (the command says "interrupted");
-    anything else is, as Python would."""
+    landed in a destructor or a C callback, where Python drops it and the command would play
+    on, is not printed but delivered again (the main thread's handler runs at its next
+    bytecode, so the stop lands where it can end the command); anything else is printed, as
+    Python would."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt) and RECEIVED:
+        _deliver_again(getattr(unraisable.exc_value, "signum", signal.SIGINT))
         return
     sys.__unraisablehook__(unraisable)
+
+
+def _deliver_again(signum: int) -> None:
+    """The stop signal ``signum`` once more, from a thread, a moment after the hook returns (so
+    that its handler runs in the command's code; dropped again, it is delivered again). The
+    moment is drawn, 1 to 50 ms, so that a loop of destructors cannot catch every delivery."""
+    def later() -> None:
+        time.sleep(random.uniform(0.001, 0.05))
+        _thread.interrupt_main(signum)
+
+    threading.Thread(target=later, name="machu-stop-again", daemon=True).start()
 
 
 def on_signal(signum, frame) -> None:

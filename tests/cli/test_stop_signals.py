@@ -6,6 +6,7 @@ the command's own process), and a signal that arrives while the command line sta
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -54,6 +55,48 @@ def _all_ended(pids: list[int], seconds: float = 10) -> bool:
     return True
 
 
+def _ended(proc: subprocess.Popen, seconds: float) -> tuple[str, str]:
+    """``proc``'s output once it ends; killed (with its group, when it leads one) and failed
+    after ``seconds``: a run left playing would slow every test after it."""
+    try:
+        return proc.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(OSError):
+            if os.getpgid(proc.pid) == proc.pid:
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"still running {seconds:g} s after the signal: {(out + err)[-2000:]}")
+
+
+def test_a_stop_that_lands_in_a_destructor_still_stops_the_command():
+    """A signal raised inside ``__del__`` is dropped by Python ("Exception ignored"); the command
+    line delivers it again, so the command ends instead of playing on."""
+    script = ("import signal, sys, time\n"
+              "from machu_env.cli.interrupts import on_signal, quiet_unraisable\n"
+              "signal.signal(signal.SIGTERM, on_signal)\n"
+              "sys.unraisablehook = quiet_unraisable\n"
+              "class Slow:\n"
+              "    def __del__(self):\n"
+              "        t = time.monotonic()\n"
+              "        while time.monotonic() - t < 0.02: pass\n"
+              "print('ready', flush=True)\n"
+              "try:\n"
+              "    while True:\n"
+              "        Slow(); t = time.monotonic()\n"
+              "        while time.monotonic() - t < 0.002: pass\n"
+              "except KeyboardInterrupt as e:\n"
+              "    print('stopped', type(e).__name__)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "ready\n"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = _ended(proc, 30)
+    assert out.strip() == "stopped Terminated" and err == "", err
+
+
 def test_sighup_stops_a_recording_tournament_and_leaves_nothing(tmp_path):
     out = tmp_path / "t"
     proc = subprocess.Popen([*LAUNCH, "tournament", "--agents", "random,gold", "--players", "2",
@@ -66,7 +109,7 @@ def test_sighup_stops_a_recording_tournament_and_leaves_nothing(tmp_path):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
     proc.send_signal(signal.SIGHUP)
-    _, err = proc.communicate(timeout=120)
+    _, err = _ended(proc, 120)
     assert proc.returncode == 129 and "terminated (SIGHUP)" in err, err
     assert "Traceback" not in err and not out.exists()
 
@@ -98,7 +141,7 @@ def test_ctrl_c_to_the_group_ends_the_compile_workers_at_once(tmp_path):
     time.sleep(2)  # (the workers are importing machu-env)
     os.killpg(proc.pid, signal.SIGINT)
     t0 = time.monotonic()
-    out, err = proc.communicate(timeout=120)
+    out, err = _ended(proc, 120)
     assert time.monotonic() - t0 < 30, "the workers kept compiling after Ctrl-C"
     assert proc.returncode == 130 and "Traceback" not in out + err, out + err
     assert (out + err).strip().splitlines()[-1].endswith("interrupted")
