@@ -31,7 +31,7 @@ from __future__ import annotations
 import copy
 from concurrent.futures import ThreadPoolExecutor
 
-from machu_env.train.ppo import PPO, Rollout
+from machu_env.train.ppo import PPO
 
 
 def split_threads(threads: int) -> tuple[int, int]:
@@ -78,16 +78,14 @@ class Overlap:
 
     def __init__(self, model: PPO, seed: int, threads: int = 0) -> None:
         import numba
-        import torch
 
         self.threads = threads or numba.get_num_threads()
         numba_threads = split_threads(self.threads)[1]
         self.model = model
         model.actor_net = copy.deepcopy(model.net).eval().requires_grad_(False)
         model.decoupled = True  # (its data is one update old: ppo.PPO.update)
-        model.rollout_generator = torch.Generator().manual_seed(int(seed) + 7_919)
-        s = model.s
-        self.spare = Rollout(s.n_steps, s.n_envs, int(model.net.config["obs_size"]))
+        model.rollout_generator = model.sampling_stream(int(seed) + 7_919)
+        self.spare = model.new_rollout(model.buffer.mirrored)
         self.pending = False  # a collected rollout waits in model.buffer for its update
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="rollout",
                                         initializer=_set_numba_threads,
@@ -116,9 +114,7 @@ class Overlap:
         future = None
         if m.num_timesteps < timesteps:
             nxt, last = self.spare, m.buffer
-            nxt.obs[0].copy_(last.obs[-1])
-            nxt.masks[0].copy_(last.masks[-1])
-            nxt.starts[0].copy_(last.starts[-1])
+            nxt.carry_over(last)
             future = self._pool.submit(m.collect, env, on_episodes, nxt)
         try:
             losses = m.update(between=lambda: self._widen(future))

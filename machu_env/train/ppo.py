@@ -35,19 +35,12 @@ import numpy as np
 
 from machu_env.agents.masking import masked_logits as play_logits
 from machu_env.agents.policy_file import net_config, new_net  # noqa: F401  (re-exported)
-from machu_env.engine.observation import OBS_SIZE, OBS_V2_SIZE
-from machu_env.rules.actions import NUM_ACTIONS
 from machu_env.train.args import MAX_THREADS, PPOArgs  # noqa: F401  (MAX_THREADS re-exported)
+from machu_env.train.rollout import Rollout, rollout_bytes  # noqa: F401  (re-exported)
 from machu_env.train.settings import check_declared
 
 PRECISIONS = ("fp32", "bf16")
 MAX_LAG_WEIGHT = 2.0  # decoupled PPO: the cap of a sample's proximal / behaviour probability
-
-
-def rollout_bytes(n_steps: int, n_envs: int, obs_size: int = OBS_V2_SIZE) -> int:
-    """The bytes of ``Rollout(n_steps, n_envs)`` (observations, masks, actions, values...)."""
-    per_row = obs_size * 4 + NUM_ACTIONS + 4 + 4  # obs, masks, values, starts (T + 1 rows)
-    return (n_steps + 1) * n_envs * per_row + n_steps * n_envs * (8 + 4 + 4)
 
 
 def memory_for_rollouts() -> int:
@@ -163,29 +156,6 @@ def policy_terms(logits, masks):
     return probs, logp_all, -(probs * logp_all).sum(1)
 
 
-class Rollout:
-    """Preallocated rollout tensors, ``(n_steps, n_envs, ...)``; numpy views for the engine."""
-
-    def __init__(self, n_steps: int, n_envs: int, obs_size: int = OBS_SIZE) -> None:
-        import torch
-
-        T, N = n_steps, n_envs
-        self.obs = torch.zeros((T + 1, N, obs_size))
-        self.masks = torch.zeros((T + 1, N, NUM_ACTIONS), dtype=torch.bool)
-        self.actions = torch.zeros((T, N), dtype=torch.long)
-        self.logp = torch.zeros((T, N))
-        self.values = torch.zeros((T + 1, N))
-        self.rewards = torch.zeros((T, N))
-        self.starts = torch.zeros((T + 1, N))  # 1 where a step starts a new game
-        self.obs_np, self.masks_np = self.obs.numpy(), self.masks.numpy()
-
-    def carry_over(self) -> None:
-        """The last observation becomes the first of the next rollout."""
-        self.obs[0].copy_(self.obs[-1])
-        self.masks[0].copy_(self.masks[-1])
-        self.starts[0].copy_(self.starts[-1])
-
-
 class PPO:
     """The learner: a ``PolicyNet``, its optimizer, rollout collection and the update."""
 
@@ -199,20 +169,34 @@ class PPO:
         self.net = net
         # torch.compile (inductor: a C++ compiler on the CPU) for the update's passes only
         self.update_net = torch.compile(net) if settings.torch_compile else net
-        self.device = next(net.parameters()).device  # the buffers stay on the CPU
+        self.device = next(net.parameters()).device
         self.s = settings
         self.optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, eps=1e-5)
-        self.generator = torch.Generator().manual_seed(int(seed))
-        self.buffer = Rollout(settings.n_steps, settings.n_envs, int(net.config["obs_size"]))
-        # the rollout's policy and sampling stream: the learner's own, or (overlap.py)
-        # a copy synchronised after each update and a stream of its own
-        self.actor_net, self.rollout_generator = net, self.generator
+        self.generator = torch.Generator().manual_seed(int(seed))  # (the minibatches' order)
+        self.buffer = self.new_rollout()
+        # the rollout's policy and sampling stream (on the device: the actions are drawn where
+        # the logits are): the learner's own, or (overlap.py) a copy synchronised after each
+        # update and a stream of its own
+        self.actor_net = net
+        self.rollout_generator = self.generator if self.device.type == "cpu" \
+            else self.sampling_stream(seed)
         self.decoupled = False  # (overlap.py) the data is one update old: decoupled PPO
         self.num_timesteps = 0
         self.n_updates = 0
         self.progress = 0.0  # the run's share done (the trainer sets it): the entropy schedule
         self.magnet = None  # a frozen copy of the net (magnet_every > 0), reset in update()
         self.seconds = {"rollout_policy": 0.0, "simulator": 0.0, "update": 0.0}
+
+    def new_rollout(self, mirror: bool = False) -> Rollout:
+        """A rollout buffer of this learner's shape, its policy's tensors on its device."""
+        return Rollout(self.s.n_steps, self.s.n_envs, int(self.net.config["obs_size"]),
+                       self.device, mirror)
+
+    def sampling_stream(self, seed: int):
+        """A stream of draws on the learner's device, seeded with ``seed``."""
+        import torch
+
+        return torch.Generator(device=self.device).manual_seed(int(seed))
 
     def _autocast(self):
         import torch
@@ -223,23 +207,27 @@ class PPO:
         """Observe the env's first games (after its reset)."""
         env.observe(self.buffer.obs_np[0], self.buffer.masks_np[0])
         self.buffer.starts[0] = 1.0
+        self.buffer.send(0)
 
     def _policy(self, obs, masks):
+        """Actions drawn from the masked policy (Gumbel-max), their log-probabilities and the
+        values, on the device of ``obs`` and ``masks``."""
         import torch
 
         with torch.no_grad(), self._autocast():
-            logits, values = self.actor_net(obs.to(self.device))
-        logits = play_logits(logits.float().cpu(), masks)
-        u = torch.rand(logits.shape, generator=self.rollout_generator).clamp_(1e-20, 1.0)
+            logits, values = self.actor_net(obs)
+        logits = play_logits(logits.float(), masks)
+        u = torch.rand(logits.shape, generator=self.rollout_generator,
+                       device=logits.device).clamp_(1e-20, 1.0)
         actions = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
         logp = torch.log_softmax(logits, dim=1).gather(1, actions[:, None])[:, 0]
-        return actions, logp, values.float()[:, 0].cpu()
+        return actions, logp, values.float()[:, 0]
 
     def _values(self, obs):
         import torch
 
         with torch.no_grad(), self._autocast():
-            return self.actor_net(torch.as_tensor(obs).to(self.device))[1].float()[:, 0].cpu()
+            return self.actor_net(torch.as_tensor(obs).to(self.device))[1].float()[:, 0]
 
     def collect(self, env, on_episodes=None, buffer: Rollout | None = None) -> None:
         """One rollout of ``n_steps`` learner steps in every game of ``env`` (into ``buffer``,
@@ -248,17 +236,19 @@ class PPO:
         B, g = self.buffer if buffer is None else buffer, self.s.gamma
         for t in range(self.s.n_steps):
             t0 = time.perf_counter()
-            actions, logp, values = self._policy(B.obs[t], B.masks[t])
+            actions, logp, values = self._policy(B.obs_in[t], B.masks_in[t])
             B.actions[t], B.logp[t], B.values[t] = actions, logp, values
+            chosen = actions.cpu().numpy().astype(np.int32)  # (the step's one wait on a GPU)
             t1 = time.perf_counter()
-            r = env.advance(actions.numpy().astype(np.int32))
+            r = env.advance(chosen)
             env.observe(B.obs_np[t + 1], B.masks_np[t + 1])
             t2 = time.perf_counter()
+            B.send(t + 1)
             rewards = torch_from(r.rewards)
             if r.cut.size and self.s.cut_as_loss:  # stalling to the limit is no way out
                 rewards[r.cut] -= 1.0
             elif r.cut.size:  # truncated games: bootstrap from their last observation
-                rewards[r.cut] += g * self._values(r.cut_obs)
+                rewards[r.cut] += g * self._values(r.cut_obs).cpu()
             B.rewards[t] = rewards
             B.starts[t + 1] = torch_from(r.dones.astype(np.float32))
             if on_episodes is not None:
@@ -266,20 +256,21 @@ class PPO:
             self.seconds["rollout_policy"] += t1 - t0 + time.perf_counter() - t2
             self.seconds["simulator"] += t2 - t1
         t0 = time.perf_counter()
-        B.values[-1] = self._values(B.obs[-1])
+        B.values[-1] = self._values(B.obs_in[-1])
         self.seconds["rollout_policy"] += time.perf_counter() - t0
         self.num_timesteps += self.s.n_steps * self.s.n_envs
 
     def advantages(self):
-        """GAE(lambda) advantages and returns of the buffer."""
+        """GAE(lambda) advantages and returns of the buffer, on the device of its values."""
         import torch
 
         B, s = self.buffer, self.s
-        adv = torch.zeros_like(B.rewards)
-        last = torch.zeros(B.rewards.shape[1])
+        rewards, starts = B.rewards.to(B.values.device), B.starts.to(B.values.device)
+        adv = torch.zeros_like(rewards)
+        last = torch.zeros_like(rewards[0])
         for t in range(s.n_steps - 1, -1, -1):
-            live = 1.0 - B.starts[t + 1]
-            delta = B.rewards[t] + s.gamma * B.values[t + 1] * live - B.values[t]
+            live = 1.0 - starts[t + 1]
+            delta = rewards[t] + s.gamma * B.values[t + 1] * live - B.values[t]
             last = delta + s.gamma * s.gae_lambda * live * last
             adv[t] = last
         return adv, adv + B.values[:-1]
@@ -334,7 +325,8 @@ class PPO:
         adv, returns = self.advantages()
         T, N = s.n_steps, s.n_envs
         dev = self.device
-        obs, masks = B.obs[:T].reshape(T * N, -1).to(dev), B.masks[:T].reshape(T * N, -1).to(dev)
+        obs = B.obs_in[:T].reshape(T * N, -1).to(dev)  # (already there: no copy)
+        masks = B.masks_in[:T].reshape(T * N, -1).to(dev)
         actions, old_logp = B.actions.reshape(-1).to(dev), B.logp.reshape(-1).to(dev)
         adv, returns = adv.reshape(-1).to(dev), returns.reshape(-1).to(dev)
         # decoupled PPO (Hilton et al. 2022, "Batch size-invariance for policy optimization"):

@@ -165,13 +165,17 @@ def policy_weights(net) -> dict[str, np.ndarray]:
 
 
 def gather(buffer: Rollout, parts: Sequence[dict[str, Any]], widths: Sequence[int]) -> None:
-    """Copy each worker's rollout into its columns of the learner's ``buffer``."""
+    """Copy each worker's rollout into its columns of the learner's ``buffer`` (the policy's
+    tensors on the learner's device, the observations sent there)."""
+    import torch
+
     start = 0
     for part, width in zip(parts, widths, strict=True):
-        for name in ROLLOUT_FIELDS:  # (numpy views of the tensors: a Ray result is read-only)
-            np.copyto(getattr(buffer, name).numpy()[:, start:start + width],
-                      np.asarray(part["rollout"][name]))
+        for name in ROLLOUT_FIELDS:  # (a Ray result is read-only: copied, never aliased)
+            getattr(buffer, name)[:, start:start + width].copy_(
+                torch.as_tensor(np.asarray(part["rollout"][name])))
         start += width
+    buffer.send()
 
 
 def _set_numba_threads(n: int) -> None:
