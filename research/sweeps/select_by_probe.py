@@ -104,7 +104,7 @@ def main() -> None:
 def _cpu() -> str:
     try:
         lines = Path("/proc/cpuinfo").read_text().splitlines()
-        pick = {k: v for k, _, v in (line.partition(":") for line in lines[:30])}
+        pick = {k.strip(): v for k, _, v in (line.partition(":") for line in lines[:30])}
         return " ".join(pick.get(k, "").strip() for k in ("model name", "cpu family", "model"))
     except OSError:
         return platform.processor()
