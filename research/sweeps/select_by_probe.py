@@ -1,3 +1,4 @@
+# Reproduces research/log.md, "Selection by probe inside the `best-2p` recipe" (2026-12-05).
 """Selection by probe: of a recipe run's evaluations at or above a ladder rung, keep the one its
 exploiter beats least, then confirm it on probe seeds not used to choose it.
 
