@@ -20,6 +20,14 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 LAUNCH = [sys.executable, "-c", "import machu_launch; machu_launch.main()"]
 
 
+def _as_at_a_terminal() -> None:
+    """(In the child, before it starts.) The stop signals as a terminal's command has them: a
+    suite started under ``nohup`` or as a background job (``cmd &``) hands SIGHUP or SIGINT
+    down ignored, and a command rightly keeps an ignored signal ignored."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _children(pid: int) -> list[int]:
     """The compile workers of ``pid`` (not multiprocessing's resource tracker)."""
     try:
@@ -89,7 +97,7 @@ def test_a_stop_that_lands_in_a_destructor_still_stops_the_command():
               "except KeyboardInterrupt as e:\n"
               "    print('stopped', type(e).__name__)\n")
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_at_a_terminal)
     assert proc.stdout.readline() == "ready\n"
     time.sleep(0.5)
     proc.send_signal(signal.SIGTERM)
@@ -103,7 +111,8 @@ def test_sighup_stops_a_recording_tournament_and_leaves_nothing(tmp_path):
                              "--games", "100000", "--workers", "1", "--no-progress",
                              "--records", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "MACHU_ENV_WARMUP": "off"})
+                            env={**os.environ, "MACHU_ENV_WARMUP": "off"},
+                            preexec_fn=_as_at_a_terminal)
     deadline = time.monotonic() + 300
     while not (out / "records").is_dir() or len(list((out / "records").iterdir())) < 3:
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
@@ -121,7 +130,7 @@ def _compiling(tmp_path: Path, script: str) -> subprocess.Popen:
            "MACHU_ENV_WARMUP": "on"}
     return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
-                            preexec_fn=None)
+                            preexec_fn=_as_at_a_terminal)
 
 
 def _wait_for_workers(proc: subprocess.Popen, count: int) -> list[int]:
@@ -136,7 +145,8 @@ def test_ctrl_c_to_the_group_ends_the_compile_workers_at_once(tmp_path):
     proc = subprocess.Popen([*LAUNCH, "warmup"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
                             env={**os.environ, "MACHU_ENV_CACHE_DIR": str(tmp_path / "cache"),
-                                 "MACHU_ENV_WARMUP": "on"})
+                                 "MACHU_ENV_WARMUP": "on"},
+                            preexec_fn=_as_at_a_terminal)
     workers = _wait_for_workers(proc, 2)
     time.sleep(2)  # (the workers are importing machu-env)
     os.killpg(proc.pid, signal.SIGINT)
@@ -171,7 +181,7 @@ def test_a_signal_while_the_command_line_starts_is_not_lost():
               "from machu_env.cli import entry_point\n"
               "entry_point(machu_launch._received)\n")
     proc = subprocess.run([sys.executable, "-c", script, "rules"], capture_output=True,
-                          text=True, env=env, timeout=120)
+                          text=True, env=env, timeout=120, preexec_fn=_as_at_a_terminal)
     assert proc.returncode == 143 and proc.stderr.strip() == "machu: terminated (SIGTERM)"
     assert "tile" not in proc.stdout  # (the command did not run)
     assert machu_launch.STOPS[-1] == signal.SIGHUP
