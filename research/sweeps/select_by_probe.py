@@ -28,7 +28,10 @@ from pathlib import Path
 
 def candidates(run: Path, rung: str) -> list[dict]:
     """Each evaluation of the run's phases that reached ``rung`` (2 players: 50 %)."""
-    state = json.loads((run / "recipe.json").read_text())
+    try:
+        state = json.loads((run / "recipe.json").read_text())
+    except (OSError, ValueError) as e:
+        sys.exit(f"{run}: not a finished `machu train --recipe` folder (its recipe.json: {e})")
     found, before = [], 0
     for phase in state["done"]:
         with open(run / phase / "history.csv") as f:
@@ -67,11 +70,11 @@ def main() -> None:
     parser.add_argument("--confirm-seeds", default="101,103")
     parser.add_argument("--parallel", type=int, default=2)
     a = parser.parse_args()
-    a.out.mkdir(parents=True, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     found = candidates(a.run, a.rung)
     if not found:
         sys.exit(f"{a.run}: no evaluation reached {a.rung}")
+    a.out.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(a.parallel) as pool:
         chosen = list(pool.map(lambda c: probe(f"policy:{c['file']}", a.choose_seed,
                                                a.out / f"{c['name']}_s{a.choose_seed}"), found))
