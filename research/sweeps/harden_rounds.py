@@ -10,9 +10,11 @@ INIT is a policy file. Round r probes with seeds ``--first-seed + 2r`` and ``+ 2
 met those seeds before, each round's probes also measure the agent it starts from. The fine-tune
 is ``machu train --init … --frozen <the newest --max-frozen exploiters> --exploiter-share 0.5``
 with the polish's settings (2 threads, overlap). The final agent and ``--reference`` are probed on
-``--confirm-seeds``. Every finished step is kept and skipped on a rerun (so a rerun with more
-``--rounds`` goes on from the last); OUT/rounds.json holds every
-figure, the commands, the machine and the times.
+``--confirm-seeds``, with the soups (the equal mean of INIT and every round's agent after the
+last round and after each of ``--soups``), each of them also in 1,000 games against the
+reference (``machu tournament --seed 7``). Every finished step is kept and skipped on a rerun
+(so a rerun with more ``--rounds`` goes on from the last); OUT/rounds.json holds every figure,
+the commands, the machine and the times.
 """
 
 from __future__ import annotations
@@ -51,6 +53,28 @@ def fine_tune(init: str, frozen: list[str], steps: int, seed: int, out: Path) ->
             "final_eval": summary["final_eval"]}
 
 
+def soup(members: list[str], out: Path) -> str:
+    """``machu average`` of the policy files ``members`` (equal weights) into ``out``."""
+    if not out.is_file():
+        subprocess.run(["machu", "average", "--members", ",".join(f"policy:{m}" for m in
+                                                                   members), "--out", str(out)],
+                       check=True, stdout=subprocess.DEVNULL)
+    return f"policy:{out}"
+
+
+def strength(label: str, agent: str, reference: str, out: Path) -> dict:
+    """``agent``'s win share in 1,000 games against ``reference`` (cached in ``out``)."""
+    done = out / "summary.json"
+    if not done.is_file():
+        subprocess.run(["machu", "tournament", "--agents", f"{agent},{reference}", "--players",
+                        "2", "--games", "1000", "--seed", "7", "--workers", "2", "--no-progress",
+                        "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+    row = json.loads(done.read_text())["agents"]
+    mine = next(r for r in row if r["agent"] == agent)
+    return {"label": label, "agent": agent, "games": mine["games"],
+            "win_share": mine["win_share"], "ci95": mine["win_ci95"]}
+
+
 def _probe_minutes(probes: list[dict]) -> float:
     """The minutes of a round's probes (run at once: the longer one's training and games)."""
     seconds = [json.loads((Path(p["folder"]) / "summary.json").read_text()) for p in probes]
@@ -68,6 +92,7 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=200)
     parser.add_argument("--confirm-seeds", default="101,103")
     parser.add_argument("--reference", default="best-2p")
+    parser.add_argument("--soups", default="", help="also the soup after these rounds (1,4)")
     a = parser.parse_args()
     if not a.init.is_file():
         sys.exit(f"{a.init}: no such policy file")
@@ -101,16 +126,25 @@ def main() -> None:
             print(f"round {r + 1}: probes " + ", ".join(
                 f"s{p['seed']} {p['exploiter_win_share']:.4f}" for p in probes)
                 + f"; after the fine-tune {best} against {a.reference}", flush=True)
+        agents = {f"round{a.rounds}_final": f"policy:{agent}"}
+        for k in sorted({a.rounds, *map(int, filter(None, a.soups.split(",")))}):
+            agents[f"round{k}_soup"] = soup([str(a.init)] + [r["fine_tune"]["agent"] for r in
+                                                             result["rounds"][:k]],
+                                            a.out / f"round{k}_soup.safetensors")
+        agents["reference"] = a.reference
         jobs = [(label, ag, s) for s in map(int, a.confirm_seeds.split(","))
-                for label, ag in (("final", f"policy:{agent}"), ("reference", a.reference))]
+                for label, ag in agents.items()]
         result["confirmation"] = list(pool.map(lambda j: {"label": j[0], **probe(
-            j[1], j[2], a.out / (f"round{a.rounds}_final_s{j[2]}" if j[0] == "final"
-                                 else f"reference_s{j[2]}"))}, jobs))
+            j[1], j[2], a.out / f"{j[0]}_s{j[2]}")}, jobs))
+    result["strength"] = [strength(label, ag, a.reference, a.out / f"{label}_vs_reference")
+                          for label, ag in agents.items() if label != "reference"]
     result["ended"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     (a.out / "rounds.json").write_text(json.dumps(result, indent=2) + "\n")
     for c in result["confirmation"]:
-        print(f"{c['label']:>10}  probe s{c['seed']} {c['exploiter_win_share']:.4f} "
+        print(f"{c['label']:>14}  probe s{c['seed']} {c['exploiter_win_share']:.4f} "
               f"(margin {c['exploiter_margin']})")
+    for c in result["strength"]:
+        print(f"{c['label']:>14}  {c['win_share']:.3f} of {c['games']} against {a.reference}")
     print(f"{a.rounds} rounds; {a.out / 'rounds.json'}")
 
 
