@@ -79,6 +79,12 @@ def recipe_lines(state: dict[str, Any], out: str, players: int) -> list[str]:
         lines.append(f"kept: phase {kept['phase']} at {kept['timesteps']:,} steps (reached "
                      f"{reached}; {_share(kept['win_share'])} against "
                      f"{kept['evaluated_against']})")
+    done = state.get("rounds", {})
+    if done.get("kept"):
+        kept = done["kept"]
+        lines.append(f"rounds: {len(done['done'])} in {_minutes(done['seconds'])}; kept "
+                     f"{'the start' if kept['round'] == 0 else 'round ' + str(kept['round'])}"
+                     f" (its two exploiters won {_share(kept['probe'])})")
     lines += [f"agent: {agent}; the run's state: {Path(out) / 'recipe.json'}",
               f"the same run again: {state['command']} --out OUT",
               f"next: machu exploit --agent policy:{agent} --players {players} --out "

@@ -15,6 +15,7 @@ or games enter training (the pool holds the heuristics and the run's own policie
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from machu_env.train.evaluate import win_share
@@ -79,3 +80,38 @@ def reached(row: dict[str, Any], players: int) -> list[str]:
     """The rungs of the ladder a history row reaches."""
     return [name for name, mark in ladder(players)
             if row.get(f"win_vs_{name}", float("nan")) >= mark]
+
+
+def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str, Any]:
+    """The evaluation of ``phases`` (name: its steps, in order) that did best on the strength
+    ladder: the highest rung it was evaluated against (the ladder stops at the first not
+    reached), then its win share there; the earliest on ties. Returns its phase, steps
+    (counting the phases before), the highest rung it reached (None: not even gold's), the rung
+    it was last evaluated against and its win share there, and its checkpoint file (relative
+    to ``out``)."""
+    from machu_env.agents import policy_file
+    from machu_env.train.history import read_history
+
+    best, key, before = None, None, 0
+    rungs = [name for name, _ in ladder(players)]
+    for phase in phases:
+        rows = read_history(out / phase / "history.csv")
+        for row in rows:
+            seen = [k for k, name in enumerate(rungs)  # (measured: a number, not NaN)
+                    if row.get(f"win_vs_{name}") is not None
+                    and row[f"win_vs_{name}"] == row[f"win_vs_{name}"]]
+            file = Path(phase) / "checkpoints" / f"step_{row['timesteps']}{policy_file.SUFFIX}"
+            if not seen or not (out / file).is_file():
+                continue
+            here = (seen[-1], row[f"win_vs_{rungs[seen[-1]]}"])
+            if key is None or here > key:
+                top = reached(row, players)
+                key, best = here, {"phase": phase, "timesteps": before + row["timesteps"],
+                                   "reached": top[-1] if top else None,
+                                   "evaluated_against": rungs[seen[-1]], "win_share": here[1],
+                                   "file": str(file)}
+        before += phases[phase]
+    if best is None:
+        raise ValueError(f"{out}: no evaluation with a checkpoint to keep (keep: ladder needs "
+                         "eval_agents 'ladder')")
+    return best

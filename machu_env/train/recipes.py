@@ -27,8 +27,11 @@ finished phases; ``--resume`` continues the first unfinished one from its last w
 checkpoint. The last phase's latest policy is written as
 ``OUT/agent.safetensors``, its metadata naming the recipe, the seed and the command; with
 ``"keep": "ladder"`` the checkpoint of any phase that did best on the strength ladder instead
-(``best_on_ladder``: an evaluation, so the shipped agents still never enter training). A recipe
-may name classes of machine and the batch settings each runs (``machines``: ``train.machines``).
+(``ladder.best_on_ladder``: an evaluation, so the shipped agents still never enter training).
+A recipe may name classes of machine and the batch settings each runs (``machines``:
+``train.machines``), and end with rounds against its own exploiters (``rounds``:
+``train.rounds``). ``"base": "<shipped recipe>"`` takes that recipe's keys under the file's own
+(one level: the base has no base).
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ from typing import Any
 
 from machu_env.agents import policy_file
 from machu_env.core import files
-from machu_env.train import ladder, machines
+from machu_env.train import ladder, machines, rounds
+from machu_env.train.recipe_state import start_state
 
 FOLDER = Path(__file__).resolve().parent / "recipe_files"
 FORMAT = "machu-env-recipe"
@@ -76,17 +80,30 @@ def load(name: str) -> dict[str, Any]:
         data = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError) as e:
         raise ValueError(f"{path}: not a readable recipe ({e})") from None
-    return check(data, str(path))
+    return check(_with_base(data, str(path)), str(path))
+
+
+def _with_base(data: Any, where: str) -> Any:
+    """A recipe that names a ``base``: the shipped base recipe's keys under its own."""
+    if not isinstance(data, dict) or "base" not in data:
+        return data
+    base = data["base"]
+    if not isinstance(base, str) or base not in names() or base == data.get("name"):
+        raise ValueError(f"{where}: base must name another shipped recipe ({', '.join(names())})"
+                         f", got {base!r}")
+    parent = json.loads((FOLDER / f"{base}.json").read_text())
+    if "base" in parent:
+        raise ValueError(f"{where}: base {base!r} has a base itself; one level only")
+    return {**parent, **{k: v for k, v in data.items() if k != "base"}}
 
 
 def check(data: Any, where: str) -> dict[str, Any]:
     """A recipe's JSON, every field and phase setting checked (see the module)."""
-    from machu_env.train.config import TrainConfig
 
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != 1:
         raise ValueError(f"{where}: a recipe is a JSON object with format {FORMAT!r}, version 1")
     unknown = set(data) - {"format", "version", "name", "summary", "players", "minutes",
-                           "timesteps", "phases", "keep", "defaults", "machines"}
+                           "timesteps", "phases", "keep", "defaults", "machines", "rounds"}
     if unknown:
         raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
     if data.get("keep", "last") not in KEEP:
@@ -104,7 +121,6 @@ def check(data: Any, where: str) -> dict[str, Any]:
     phases = data.get("phases")
     if not isinstance(phases, list) or not 1 <= len(phases) <= MAX_PHASES:
         raise ValueError(f"{where}: phases must list 1..{MAX_PHASES} phases")
-    settable = {f.name: f for f in fields(TrainConfig)}
     defaults = data.get("defaults", {})
     if not isinstance(defaults, dict):
         raise ValueError(f"{where}: defaults must be a JSON object of settings every phase "
@@ -133,20 +149,32 @@ def check(data: Any, where: str) -> dict[str, Any]:
         if not isinstance(phase["settings"], dict):
             raise ValueError(f"{here}: settings must be a JSON object")
         phase["settings"] = settings = {**defaults, **phase["settings"]}  # (its own win)
-        bad = sorted(k for k in settings if k not in settable or k in RESERVED)
-        if bad:
-            raise ValueError(f"{here}: settings {bad} cannot be set by a recipe (not a setting "
-                             f"of machu train, or one the recipe owns: {', '.join(RESERVED)})")
-        config = _config(settings, here, players=players)  # types and values, checked
-        _heuristics_only(config, here)
+        _settings_ok(settings, here, players)
     if last != 1:
         raise ValueError(f"{where}: the last phase's until must be 1 (the whole budget)")
+    if "rounds" in data:  # (its fine-tune's settings over the defaults, checked as a phase's)
+        spec = rounds.check(data["rounds"], where, lambda s, here: _settings_ok(
+            {**defaults, **s}, here, players))
+        spec["settings"] = {**defaults, **spec.get("settings", {})}
     for machine in machines.check(data["machines"], where) if "machines" in data else []:
         for phase in phases:  # (each class's settings over each phase's: a valid run)
             _config({**phase["settings"], **machine["settings"]},
                     f"{where}, machine class {machine['name']}, phase {phase['name']}",
                     players=players)
     return data
+
+
+def _settings_ok(settings: dict[str, Any], here: str, players: int) -> None:
+    """A phase's (or the rounds') settings: ``machu train`` settings the recipe may set, each
+    of its type and value, training against heuristics and the run's own policies only."""
+    from machu_env.train.config import TrainConfig
+
+    settable = {f.name for f in fields(TrainConfig)}
+    bad = sorted(k for k in settings if k not in settable or k in RESERVED)
+    if bad:
+        raise ValueError(f"{here}: settings {bad} cannot be set by a recipe (not a setting "
+                         f"of machu train, or one the recipe owns: {', '.join(RESERVED)})")
+    _heuristics_only(_config(settings, here, players=players), here)
 
 
 def _config(settings: dict[str, Any], where: str, **run: Any):
@@ -234,7 +262,7 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
                      f" --ray {ray}" if ray else "",
                      f" --rollout-workers {rollout_workers}" if rollout_workers else ""))
     klass, why = _machine(recipe, machine_class, threads, device, ray)
-    state = _state(state_path, recipe, seed, resume, name, flags,
+    state = start_state(state_path, recipe, seed, resume, name, flags,
                    klass if "machines" in recipe else "")
     stored = state.get("machine_class", machines.BASE)
     if resume and stored != klass:
@@ -292,15 +320,42 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
         raise ValueError(f"{out}: no phase of the recipe ran (the budget was spent)")
     source = out / last / "latest.safetensors"
     if recipe.get("keep") == "ladder":
-        state["kept"] = best_on_ladder(out, {p["name"]: state["phases"][p["name"]]["timesteps"]
-                                             for p in recipe["phases"]
-                                             if p["name"] in state["done"]}, recipe["players"])
+        done = {p["name"]: state["phases"][p["name"]]["timesteps"] for p in recipe["phases"]
+                if p["name"] in state["done"]}
+        state["kept"] = ladder.best_on_ladder(out, done, recipe["players"])
         source = out / state["kept"]["file"]
+    state.get("rounds", {}).pop("kept", None)  # (chosen again below, after any new round)
     _write_agent(source, out / "agent.safetensors", state)
+    if "rounds" in recipe:
+        scale = budget_minutes / recipe["minutes"]
+        tune = _tune(recipe["players"], name, over, threads=threads, device=device,
+                     verbose=verbose, overlap=overlap, ray=ray, rollout_workers=rollout_workers)
+        source = rounds.run(recipe, out, state, tune, scale, threads, verbose,
+                            lambda: files.write_json(state_path, state))
+        _write_agent(source, out / "agent.safetensors", state)
     state["agent"] = str(out / "agent.safetensors")
     state["session_seconds"] = round(time.perf_counter() - t0, 1)
     files.write_json(state_path, state)
     return state
+
+
+def _tune(players: int, name: str, over: dict[str, Any], **run: Any):
+    """The rounds' fine-tune (``rounds.run``'s ``train``): a run of the rounds' settings (the
+    machine class's over them) from ``init`` with ``frozen`` in the pool; a finished one is
+    read, an interrupted one resumed."""
+    from machu_env.train.selfplay import Trainer
+
+    verbose = run.pop("verbose")
+
+    def train(settings: dict[str, Any], init: str, frozen: str, seed: int, folder: Path,
+              steps: int) -> dict[str, Any]:
+        if (folder / "summary.json").is_file():
+            return json.loads((folder / "summary.json").read_text())
+        config = _config({**settings, **over}, f"{name}, rounds", players=players, seed=seed,
+                         out=str(folder), timesteps=steps, init=init, frozen=frozen,
+                         recipe=name, **run)
+        return Trainer(config, resume=(folder / "latest.json").exists(), verbose=verbose).run()
+    return train
 
 
 def phase_steps(budget_steps: int, steps: int, phase: dict[str, Any]) -> int:
@@ -310,117 +365,6 @@ def phase_steps(budget_steps: int, steps: int, phase: dict[str, Any]) -> int:
     (one rollout) when an earlier phase's last rollout ran past this one's share."""
     share = int(budget_steps * phase["until"]) - steps
     return max(1, min(budget_steps - steps, phase.get("timesteps", 10**10), share))
-
-
-def _state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
-           ref: str, flags: str = "", klass: str = "") -> dict[str, Any]:
-    """The recipe's progress in ``OUT/recipe.json`` (new, or the one to resume: same recipe
-    and seed); ``ref``: the recipe as the command named it (a shipped name or a file);
-    ``klass``: a new run's machine class, named in its command (a recipe with classes)."""
-    if not resume:
-        if path.exists():
-            raise ValueError(f"{path.parent} already holds a recipe run; use --resume to "
-                             "continue it or choose another --out")
-        for phase in recipe["phases"]:  # (an earlier start that never wrote recipe.json)
-            if (path.parent / phase["name"] / "latest.json").exists():
-                raise ValueError(f"{path.parent / phase['name']} already holds a run; use "
-                                 "--resume or choose another --out")
-        return _fresh(recipe, seed, ref, flags, klass)
-    if not path.exists():  # stopped in its first phase: that phase resumes
-        if not any((path.parent / p["name"]).is_dir() for p in recipe["phases"]):
-            raise ValueError(f"nothing to resume: {path} does not exist")
-        return _fresh(recipe, seed, ref, flags, klass)
-    try:
-        state = json.loads(path.read_text()[:1_000_000])
-        ok = (isinstance(state, dict) and state.get("recipe") == recipe["name"]
-              and state.get("seed") == seed)
-    except (OSError, ValueError, RecursionError):
-        ok = False
-    if not ok:
-        raise ValueError(f"{path}: not a run of recipe {recipe['name']} with seed {seed}")
-    check_state(path, state, recipe)
-    if flags and not state["command"].endswith(flags):  # (budgets or threads changed)
-        state["resumed_with"] = [*state.get("resumed_with", []), flags.strip()]
-    return state
-
-
-def _number(value: Any, high: float) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and 0 <= value < high
-
-
-def check_state(path: Path, state: dict[str, Any], recipe: dict[str, Any]) -> None:
-    """Every field a resumed recipe reads, checked before any phase trains (ValueError naming
-    the field): the phases done (the recipe's, in its order), their steps, the seconds."""
-    names = [p["name"] for p in recipe["phases"]]
-    done, phases = state.get("done"), state.get("phases")
-    problem = None
-    if not isinstance(done, list) or done != names[:len(done)]:
-        problem = f"done must list the recipe's first phases in order ({', '.join(names)})"
-    elif not _number(state.get("elapsed_seconds"), 1e9):
-        problem = "elapsed_seconds must be a number of seconds >= 0"
-    elif not isinstance(state.get("steps"), int) or not _number(state["steps"], 2**40):
-        problem = "steps must be an int >= 0"
-    elif not isinstance(state.get("command"), str) or len(state["command"]) > 2000:
-        problem = "command must be the text of the command that started the run"
-    elif not isinstance(phases, dict) or any(
-            not isinstance(phases.get(n), dict) or not isinstance(phases[n].get("timesteps"), int)
-            or not _number(phases[n]["timesteps"], 2**40) for n in done):
-        problem = "phases must hold {\"timesteps\": int} for every phase done"
-    elif not isinstance(state.get("rungs", []), list) or not all(
-            isinstance(r, str) for r in state.get("rungs", [])):
-        problem = "rungs must be a list of agent names"
-    elif not isinstance(state.get("resumed_with", []), list):
-        problem = "resumed_with must be a list of flags"
-    elif state.get("machine_class", machines.BASE) not in machines.names(recipe):
-        problem = f"machine_class must be one of {', '.join(machines.names(recipe))}"
-    if problem:
-        raise ValueError(f"{path}: not a recipe run's state to resume ({problem}); nothing was "
-                         "trained")
-
-
-def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str, Any]:
-    """The evaluation of ``phases`` (name: its steps, in order) that did best on the strength
-    ladder: the highest rung it was evaluated against (the ladder stops at the first not
-    reached), then its win share there; the earliest on ties. Returns its phase, steps
-    (counting the phases before), the highest rung it reached (None: not even gold's), the rung
-    it was last evaluated against and its win share there, and its checkpoint file (relative
-    to ``out``)."""
-    from machu_env.train.history import read_history
-
-    best, key, before = None, None, 0
-    rungs = [name for name, _ in ladder.ladder(players)]
-    for phase in phases:
-        rows = read_history(out / phase / "history.csv")
-        for row in rows:
-            seen = [k for k, name in enumerate(rungs)  # (measured: a number, not NaN)
-                    if row.get(f"win_vs_{name}") is not None
-                    and row[f"win_vs_{name}"] == row[f"win_vs_{name}"]]
-            file = Path(phase) / "checkpoints" / f"step_{row['timesteps']}{policy_file.SUFFIX}"
-            if not seen or not (out / file).is_file():
-                continue
-            here = (seen[-1], row[f"win_vs_{rungs[seen[-1]]}"])
-            if key is None or here > key:
-                top = ladder.reached(row, players)
-                key, best = here, {"phase": phase, "timesteps": before + row["timesteps"],
-                                   "reached": top[-1] if top else None,
-                                   "evaluated_against": rungs[seen[-1]], "win_share": here[1],
-                                   "file": str(file)}
-        before += phases[phase]
-    if best is None:
-        raise ValueError(f"{out}: no evaluation with a checkpoint to keep (keep: ladder needs "
-                         "eval_agents 'ladder')")
-    return best
-
-
-def _fresh(recipe: dict[str, Any], seed: int, ref: str, flags: str,
-           klass: str = "") -> dict[str, Any]:
-    """A new run's state; ``flags``: the budget and thread flags given, ``klass``: its machine
-    class (they change the trajectory, so the command that rebuilds the agent names them)."""
-    named = f" --machine-class {klass}" if klass else ""
-    return {"recipe": recipe["name"], "seed": seed, "done": [], "elapsed_seconds": 0.0,
-            "steps": 0, "phases": {}, **({"machine_class": klass} if klass else {}),
-            "command": f"machu train --recipe {ref} --seed {seed}" + named + flags}
 
 
 def _write_agent(source: Path, target: Path, state: dict[str, Any]) -> None:
@@ -434,6 +378,11 @@ def _write_agent(source: Path, target: Path, state: dict[str, Any]) -> None:
     if "kept" in state:  # the best evaluation on the ladder, not the last policy
         info.update(kept=state["kept"], num_timesteps=state["kept"]["timesteps"],
                     last_phase_timesteps=None)
+    if "kept" in state.get("rounds", {}):  # a round's agent: its rounds' fine-tunes on top
+        kept = state["rounds"]["kept"]
+        info.update(rounds={"kept": kept, "rounds": len(state["rounds"]["done"])},
+                    num_timesteps=info["num_timesteps"] + sum(
+                        d["timesteps"] for d in state["rounds"]["done"][:kept["round"]]))
     policy_file.save(target, tensors, config, info, play={"temperature": 0})
 
 
@@ -442,5 +391,7 @@ def describe() -> str:
     lines = []
     for name in names():
         recipe = load(name)
-        lines.append(f"{name}: {recipe['summary']} ({recipe['minutes']:g} min)")
+        more = f", then up to {recipe['rounds']['minutes']:g} min of rounds" \
+            if "rounds" in recipe else ""
+        lines.append(f"{name}: {recipe['summary']} ({recipe['minutes']:g} min{more})")
     return "; ".join(lines)

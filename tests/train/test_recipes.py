@@ -83,7 +83,7 @@ def test_a_bad_recipe_is_refused_in_words_and_nothing_is_written(change, words, 
 
 def test_unknown_recipes_and_options_a_recipe_owns_are_refused(tmp_path, capsys):
     code, _, err = _cli(["train", "--recipe", "best-9p", "--out", str(tmp_path / "r")], capsys)
-    assert code == 2 and "neither a shipped recipe (best-2p, best-3p" in err
+    assert code == 2 and "neither a shipped recipe (best-2p, best-2p-rounds, best-3p" in err
     code, _, err = _cli(["train", "--recipe", "best-2p", "--n-epochs", "3", "--league", "--out",
                          str(tmp_path / "r")], capsys)
     assert code == 2 and "--n-epochs, --league cannot be given with it" in err
@@ -165,17 +165,17 @@ def test_keep_ladder_picks_the_evaluation_highest_on_the_ladder(tmp_path):
             step = row.split(",")[0]
             if (phase, step) != ("polish", "90"):  # its checkpoint is gone
                 (tmp_path / phase / "checkpoints" / f"step_{step}.safetensors").write_bytes(b"")
-    kept = recipes.best_on_ladder(tmp_path, {"scratch": 320, "polish": 95}, 2)
+    kept = ladder.best_on_ladder(tmp_path, {"scratch": 320, "polish": 95}, 2)
     assert kept == {"phase": "scratch", "timesteps": 200, "reached": "best-2p",
                     "evaluated_against": "best-2p", "win_share": 0.6,
                     "file": "scratch/checkpoints/step_200.safetensors"}
     (tmp_path / "gold" / "checkpoints").mkdir(parents=True)  # a phase that played gold only
     (tmp_path / "gold" / "history.csv").write_text("timesteps,win_vs_gold\n0,0.1\n")
     (tmp_path / "gold" / "checkpoints" / "step_0.safetensors").write_bytes(b"")
-    kept = recipes.best_on_ladder(tmp_path, {"gold": 10}, 2)
+    kept = ladder.best_on_ladder(tmp_path, {"gold": 10}, 2)
     assert (kept["evaluated_against"], kept["reached"]) == ("gold", None)  # (10 %: not reached)
     (tmp_path / "polish" / "checkpoints" / "step_90.safetensors").write_bytes(b"")
-    kept = recipes.best_on_ladder(tmp_path, {"scratch": 320, "polish": 95}, 2)
+    kept = ladder.best_on_ladder(tmp_path, {"scratch": 320, "polish": 95}, 2)
     assert (kept["phase"], kept["timesteps"], kept["win_share"]) == ("polish", 410, 0.7)
 
 
@@ -190,7 +190,7 @@ def test_a_recipe_that_keeps_the_best_on_the_ladder_writes_that_checkpoint(tmp_p
     assert sorted(tensors) == sorted(source)
     assert all((tensors[k] == source[k]).all() for k in tensors)
     assert info["kept"] == kept and info["num_timesteps"] == kept["timesteps"]
-    assert kept == recipes.best_on_ladder(tmp_path / "run", {
+    assert kept == ladder.best_on_ladder(tmp_path / "run", {
         p: state["phases"][p]["timesteps"] for p in state["done"]}, 2)
 
 

@@ -1,0 +1,219 @@
+"""Rounds of probe → freeze → fine-tune: a recipe's last stage, against its own exploiters.
+
+After a recipe's phases have chosen its agent, ``"rounds"`` in the recipe file hardens it::
+
+    "rounds": {"count": 10, "minutes": 120, "timesteps": 6000000, "probe_steps": 1500000,
+               "probe_games": 2000, "max_frozen": 6, "keep": "least-exploitable",
+               "settings": {"clip_range": 0.1, "ent_coef": 0.01, "exploiter_share": 0.5}}
+
+Round ``r`` (1, 2, …) probes the current agent with two exploiters (``machu exploit``: warm-
+started from the agent, ``probe_steps`` steps against it alone, then ``probe_games`` games
+against it), puts them frozen into the pool beside the newest earlier ones (``max_frozen`` in
+all, sharing ``exploiter_share`` of the ``self`` weight) and fine-tunes the agent
+``timesteps`` steps with the recipe's defaults and the rounds' ``settings``
+(``OUT/rounds/round<r>/``). After the last round two more probes measure the last agent.
+Each probe uses seeds no other round of the run uses, so each round's probes also measure the
+agent it starts from: every agent of the stage has its exploitability on two fresh seeds.
+``keep``: ``least-exploitable`` keeps, of the agents at least as high on the strength ladder
+as the stage's first, the one whose two exploiters won least (ties: the later);
+``last`` keeps the last. The exploiters start from the run's own agents, so no shipped agent's
+weights enter a recipe run here either.
+
+A round starts while the stage has used less than its ``minutes`` (scaled with the run's
+``--minutes`` when one is given); the two last probes always run. ``OUT/recipe.json`` records
+every finished probe and fine-tune, so ``--resume`` goes on from the first unfinished one.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from machu_env.core import files
+
+KEEP = ("least-exploitable", "last")
+LIMITS = {"count": (1, 64), "minutes": (1, 7 * 24 * 60), "timesteps": (1, 10**10),
+          "probe_steps": (1, 10**9), "probe_games": (10, 100_000), "max_frozen": (2, 16)}
+PROBES = 2  # exploiters per round
+
+
+def check(spec: Any, where: str, config_of) -> dict[str, Any]:
+    """The recipe's ``rounds`` object, checked (ValueError naming the field and what is
+    allowed); ``config_of(settings, where)`` checks the fine-tune's settings as a phase's."""
+    here = f"{where}, rounds"
+    if not isinstance(spec, dict):
+        raise ValueError(f"{here}: must be a JSON object ({', '.join(LIMITS)}, keep, settings)")
+    unknown = sorted(set(spec) - {*LIMITS, "keep", "settings"})
+    if unknown:
+        raise ValueError(f"{here}: unknown keys {unknown} (allowed: {', '.join(LIMITS)}, keep, "
+                         "settings)")
+    for key, (lo, hi) in LIMITS.items():
+        value = spec.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            raise ValueError(f"{here}: {key} must be an int in {lo}..{hi}, got {value!r}")
+    if spec.get("keep", KEEP[0]) not in KEEP:
+        raise ValueError(f"{here}: keep must be one of {', '.join(KEEP)}, got "
+                         f"{spec.get('keep')!r}")
+    if not isinstance(spec.get("settings", {}), dict):
+        raise ValueError(f"{here}: settings must be a JSON object of machu train settings")
+    config_of(spec.get("settings", {}), here)
+    return spec
+
+
+def seeds(run_seed: int, round_: int) -> tuple[int, list[int]]:
+    """Round ``round_``'s fine-tune seed and probe seeds (``count + 1``: the last probes),
+    different for every round of a run and every run seed."""
+    base = run_seed * 1000 + 3 * round_
+    return base % 2**32, [(base + 1 + j) % 2**32 for j in range(PROBES)]
+
+
+def agent_file(round_: int) -> str:
+    """The agent round ``round_`` ends with (0: the stage's start), relative to the run."""
+    return f"rounds/round{round_}/tune/latest.safetensors" if round_ else "rounds/start.safetensors"
+
+
+def probe_folder(round_: int | str, seed: int) -> str:
+    """Where round ``round_``'s probe with ``seed`` writes (``last``: the last probes)."""
+    return f"rounds/{'last' if round_ == 'last' else f'round{round_}'}/probe_{seed}"
+
+
+def check_record(record: Any, count: int) -> str | None:
+    """What is wrong with a resumed run's ``rounds`` record (None: nothing): each finished round
+    in order with its probes, seeds and files where this stage writes them."""
+    if not isinstance(record, dict) or not isinstance(record.get("done"), list) \
+            or len(record["done"]) > count or record.get("start") != agent_file(0):
+        return f"rounds must hold start {agent_file(0)!r} and done: up to {count} rounds"
+    if not isinstance(record.get("seconds"), (int, float)) or not 0 <= record["seconds"] < 1e9:
+        return "rounds.seconds must be a number of seconds >= 0"
+    for r, d in enumerate(record["done"], 1):
+        ok = isinstance(d, dict) and d.get("round") == r and d.get("agent") == agent_file(r) \
+            and isinstance(d.get("final_eval"), dict) and _probes_ok(d.get("probes"), r) \
+            and d.get("exploiters") == [p["exploiter"] for p in d["probes"]]
+        if not ok:
+            return f"rounds.done[{r - 1}] must be round {r}'s record (agent, probes, final_eval)"
+    last = record.get("last_probes")
+    if last is not None and not (isinstance(last, dict) and _probes_ok(
+            last.get("probes"), "last") and last.get("agent") == agent_file(len(record["done"]))):
+        return "rounds.last_probes must be the last agent's probes"
+    return None
+
+
+def _probes_ok(probes: Any, round_: int | str) -> bool:
+    return isinstance(probes, list) and len(probes) == PROBES and all(
+        isinstance(p, dict) and isinstance(p.get("seed"), int)
+        and p.get("exploiter") == f"{probe_folder(round_, p['seed'])}/exploiter.safetensors"
+        and isinstance(p.get("exploiter_win_share"), float) for p in probes)
+
+
+def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: float,
+        threads: int, verbose: bool, save_state) -> Path:
+    """Run (or go on with) the rounds on ``OUT/agent.safetensors``; returns the agent kept.
+    ``train(settings, init, frozen, seed, folder, steps)`` fine-tunes and returns its summary;
+    ``scale``: the run's ``--minutes`` over the recipe's; ``save_state()`` writes recipe.json."""
+    spec, players = recipe["rounds"], recipe["players"]
+    start = out / agent_file(0)
+    record = state.setdefault("rounds", {"start": agent_file(0), "done": [], "seconds": 0.0})
+    if not start.is_file():
+        start.parent.mkdir(parents=True, exist_ok=True)
+        files.write_bytes(start, (out / "agent.safetensors").read_bytes())
+    budget = spec["minutes"] * 60 * scale
+    agent = out / record["done"][-1]["agent"] if record["done"] else start
+    t0, before = time.perf_counter(), record["seconds"]
+    for r in range(len(record["done"]) + 1, spec["count"] + 1):
+        if before + time.perf_counter() - t0 >= budget:
+            _say(verbose, f"rounds: the stage's {budget / 60:.0f} minutes are spent after "
+                          f"{r - 1} rounds")
+            break
+        tune_seed, probe_seeds = seeds(state["seed"], r)
+        probes = [_probe(agent, out, r, s, spec, players, threads, verbose) for s in probe_seeds]
+        frozen = ([f for d in record["done"] for f in d["exploiters"]]
+                  + [p["exploiter"] for p in probes])[-spec["max_frozen"]:]
+        _say(verbose, f"rounds: round {r} of {spec['count']}: fine-tune {spec['timesteps']:,} "
+                      f"steps against the pool and {len(frozen)} frozen exploiters")
+        summary = train(spec.get("settings", {}), str(agent),
+                        ",".join(str(out / f) for f in frozen), tune_seed,
+                        (out / agent_file(r)).parent, spec["timesteps"])
+        agent = out / agent_file(r)
+        record["done"].append({
+            "round": r, "agent": agent_file(r), "probes": probes,
+            "exploiters": [p["exploiter"] for p in probes], "frozen": frozen,
+            "timesteps": int(summary["timesteps"]), "final_eval": summary["final_eval"]})
+        record["seconds"] = round(before + time.perf_counter() - t0, 1)
+        save_state()
+    last = agent_file(len(record["done"]))
+    if record.get("last_probes", {}).get("agent") != last:
+        _, probe_seeds = seeds(state["seed"], len(record["done"]) + 1)
+        record["last_probes"] = {"agent": last, "probes": [
+            _probe(agent, out, "last", s, spec, players, threads, verbose) for s in probe_seeds]}
+        record["seconds"] = round(before + time.perf_counter() - t0, 1)
+    record["kept"] = keep(record, state.get("kept"), spec.get("keep", KEEP[0]), players)
+    save_state()
+    _say(verbose, f"rounds: kept {record['kept']['agent']} (its exploiters won "
+                  f"{record['kept']['probe']:.1%})")
+    return out / record["kept"]["agent"]
+
+
+def candidates(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every agent of the stage with its probes: the start (probed by round 1), each round's
+    fine-tune (probed by the next round, the last one by the last probes)."""
+    probes = [d["probes"] for d in record["done"]] + [record["last_probes"]["probes"]]
+    agents = [(record["start"], 0, None)] + [(d["agent"], d["round"], d["final_eval"])
+                                             for d in record["done"]]
+    return [{"agent": a, "round": r, "probes": p, "final_eval": e}
+            for (a, r, e), p in zip(agents, probes, strict=True)]
+
+
+def keep(record: dict[str, Any], kept: dict[str, Any] | None, rule: str,
+         players: int) -> dict[str, Any]:
+    """The agent the stage keeps (see the module); ``kept``: the phases' choice (its rung)."""
+    from machu_env.train import ladder
+
+    rungs = [name for name, _ in ladder.ladder(players)]
+
+    def top(row: dict[str, Any] | None) -> int:
+        if row is None:  # the start: the rung its phases' evaluation reached
+            return rungs.index(kept["reached"]) if kept and kept.get("reached") else -1
+        reached = ladder.reached(row, players)
+        return rungs.index(reached[-1]) if reached else -1
+
+    found = candidates(record)
+    for c in found:
+        shares = [p["exploiter_win_share"] for p in c["probes"]]
+        c["probe"] = round(sum(shares) / len(shares), 4)
+        c["rung"] = top(c.pop("final_eval"))
+    if rule == "last":
+        return found[-1]
+    floor = found[0]["rung"]
+    able = [c for c in found if c["rung"] >= floor] or found
+    return min(reversed(able), key=lambda c: c["probe"])
+
+
+def _probe(agent: Path, out: Path, round_: int | str, seed: int, spec: dict[str, Any],
+           players: int, threads: int, verbose: bool) -> dict[str, Any]:
+    """``machu exploit`` of ``agent`` with ``seed`` (a finished probe is read)."""
+    from machu_env.train.exploit import exploit
+    from machu_env.train.ppo import set_threads
+
+    folder = out / probe_folder(round_, seed)
+    done = folder / "summary.json"
+    if not (done.is_file() and (folder / "exploiter.safetensors").is_file()):
+        _say(verbose, f"rounds: round {round_}: probe seed {seed} ({spec['probe_steps']:,} "
+                      f"steps, then {spec['probe_games']:,} games)")
+        if threads:
+            set_threads(threads)
+        exploit(f"policy:{agent}", players, steps=spec["probe_steps"], seed=seed, out=folder,
+                eval_games=spec["probe_games"], verbose=False)
+    summary = json.loads(done.read_text())
+    row = {"seed": seed, "exploiter_win_share": summary["exploiter_win_share"],
+           "ci95": summary["ci95"], "exploiter_margin": summary["exploiter_margin"],
+           "exploiter": f"{probe_folder(round_, seed)}/exploiter.safetensors"}
+    _say(verbose, f"rounds: round {round_}: seed {seed}: the exploiter won "
+                  f"{row['exploiter_win_share']:.1%} (margin {row['exploiter_margin']:+.1f})")
+    return row
+
+
+def _say(verbose: bool, line: str) -> None:
+    if verbose:
+        print(line, flush=True)

@@ -1,0 +1,189 @@
+"""A recipe's rounds (machu_env/train/rounds.py): each round probes the agent with two fresh
+exploiters, freezes them into the pool and fine-tunes the agent; the stage keeps the least
+exploitable agent that stays on the ladder, goes on after an interrupt, keeps to its time
+budget, and refuses a bad ``rounds`` object or a tampered record in words."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from machu_env.agents import policy_file as F  # noqa: E402
+from machu_env.cli import main  # noqa: E402
+from machu_env.train import recipes, rounds  # noqa: E402
+
+SMALL = {"n_envs": 16, "n_steps": 64, "batch_size": 256, "eval_games": 4,
+         "eval_opponents": "gold", "imitate": ""}
+ROUNDS = {"count": 2, "minutes": 60, "timesteps": 1024, "probe_steps": 1024, "probe_games": 10,
+          "max_frozen": 2, "keep": "least-exploitable",
+          "settings": {"eval_every": 1024, "snapshot_every": 1024, "exploiter_share": 0.5}}
+TINY = {"format": "machu-env-recipe", "version": 1, "name": "tiny-rounds", "players": 2,
+        "summary": "one short phase, then two short rounds", "minutes": 30, "timesteps": 1024,
+        "defaults": SMALL,
+        "phases": [{"name": "fast", "until": 1.0,
+                    "settings": {"net_arch": "32,32", "eval_every": 1024}}],
+        "rounds": ROUNDS}
+
+
+def _file(tmp_path: Path, recipe: dict) -> Path:
+    path = tmp_path / "recipe.json"
+    path.write_text(json.dumps(recipe))
+    return path
+
+
+def _tensors(path: Path) -> dict:
+    return F.parse(F.read_bytes(path))[0]
+
+
+def test_each_round_probes_freezes_its_exploiters_and_fine_tunes(tmp_path):
+    out = tmp_path / "run"
+    state = recipes.run(str(_file(tmp_path, TINY)), out, seed=2, verbose=False, threads=1)
+    record = state["rounds"]
+    assert [d["round"] for d in record["done"]] == [1, 2]
+    seeds = [p["seed"] for d in record["done"] for p in d["probes"]] \
+        + [p["seed"] for p in record["last_probes"]["probes"]]
+    assert len(set(seeds)) == 6  # every probe on a seed of its own
+    for d in record["done"]:  # the round's two exploiters, frozen in its fine-tune's pool
+        config = json.loads((out / d["agent"]).parent.joinpath("config.json").read_text())
+        assert config["frozen"].split(",") == [str(out / f) for f in d["exploiters"]]
+        assert config["init"] == str(out / rounds.agent_file(d["round"] - 1))
+        assert all((out / f).is_file() for f in d["exploiters"])
+    kept = record["kept"]
+    found = rounds.candidates(record)
+    assert [c["agent"] for c in found] == [rounds.agent_file(r) for r in (0, 1, 2)]
+    means = [round(sum(p["exploiter_win_share"] for p in c["probes"]) / 2, 4) for c in found]
+    assert kept["probe"] == min(means)  # (no rung reached: every agent is a candidate)
+    tensors, _, info = F.parse(F.read_bytes(out / "agent.safetensors"))
+    source = _tensors(out / kept["agent"])
+    assert all((tensors[k] == source[k]).all() for k in source)
+    assert info["rounds"] == {"kept": kept, "rounds": 2}
+    # a resumed run with every round done retrains nothing and keeps the same agent
+    again = recipes.run(str(_file(tmp_path, TINY)), out, seed=2, verbose=False, threads=1,
+                        resume=True)
+    assert again["rounds"]["kept"] == kept and again["rounds"]["done"] == record["done"]
+
+
+def test_rounds_stopped_in_a_probe_go_on_from_it(tmp_path, monkeypatch, capsys):
+    from machu_env.train import exploit
+
+    out, path = tmp_path / "run", _file(tmp_path, TINY)
+    real, calls = exploit.exploit, []
+
+    def stop_in_round_two(agent, *args, **kw):
+        calls.append(kw["seed"])
+        if "round2" in str(kw["out"]):
+            raise KeyboardInterrupt
+        return real(agent, *args, **kw)
+
+    monkeypatch.setattr(exploit, "exploit", stop_in_round_two)
+    with pytest.raises(KeyboardInterrupt):
+        recipes.run(str(path), out, seed=5, verbose=False, threads=1)
+    state = json.loads((out / "recipe.json").read_text())
+    assert [d["round"] for d in state["rounds"]["done"]] == [1]
+    first = list(calls)
+    monkeypatch.setattr(exploit, "exploit", lambda *a, **kw: calls.append(kw["seed"])
+                        or real(*a, **kw))
+    code = main(["train", "--recipe", str(path), "--out", str(out), "--seed", "5", "--threads",
+                 "1", "--resume"])
+    said = capsys.readouterr().out.splitlines()
+    state = json.loads((out / "recipe.json").read_text())
+    assert code == 0 and [d["round"] for d in state["rounds"]["done"]] == [1, 2]
+    assert "rounds: round 2 of 2: fine-tune 1,024 steps against the pool and 2 frozen " \
+           "exploiters" in said
+    assert any(line.startswith("rounds: 2 in ") and "(its two exploiters won" in line
+               for line in said[-6:])
+    redone = calls[len(first):]
+    assert not set(redone) & set(first[:2])  # round 1's probes are read, not run again
+    assert len(redone) == 4  # round 2's two, then the last two
+
+
+def _record(shares: list[tuple[float, float]], gold: list[float]) -> dict:
+    """A finished stage's record: agent k probed at ``shares[k]``; round k's final evaluation
+    ``gold[k - 1]`` against gold (0.95 reaches the ladder's first rung)."""
+    def probes(where, pair, k):
+        return [{"seed": 10 * k + j, "exploiter_win_share": s, "exploiter":
+                 f"{rounds.probe_folder(where, 10 * k + j)}/exploiter.safetensors"}
+                for j, s in enumerate(pair)]
+    done = []
+    for r in range(1, len(shares)):
+        done.append({"round": r, "agent": rounds.agent_file(r),
+                     "probes": probes(r, shares[r - 1], r),
+                     "final_eval": {"win_vs_gold": gold[r - 1]}})
+        done[-1]["exploiters"] = [p["exploiter"] for p in done[-1]["probes"]]
+    return {"start": rounds.agent_file(0), "done": done, "seconds": 1.0, "last_probes": {
+        "agent": rounds.agent_file(len(done)), "probes": probes("last", shares[-1], 99)}}
+
+
+def test_the_stage_keeps_the_least_exploitable_agent_that_stays_on_the_rung():
+    record = _record([(0.9, 0.9), (0.6, 0.7), (0.5, 0.5), (0.8, 0.8)], [0.96, 0.5, 0.97])
+    start = {"reached": "gold"}  # the phases' agent reached gold: round 2 fell below it
+    kept = rounds.keep(record, start, "least-exploitable", 2)
+    assert (kept["round"], kept["probe"]) == (1, 0.65)
+    assert rounds.keep(record, None, "least-exploitable", 2)["round"] == 2  # no rung to keep
+    assert rounds.keep(record, start, "last", 2)["round"] == 3
+    assert rounds.check_record(record, 3) is None
+    tie = _record([(0.6, 0.6), (0.6, 0.6)], [0.96])
+    assert rounds.keep(tie, start, "least-exploitable", 2)["round"] == 1  # ties: the later
+
+
+def test_the_rounds_stop_at_their_time_budget_and_still_probe_the_last_agent(tmp_path,
+                                                                             monkeypatch):
+    (tmp_path / "agent.safetensors").write_bytes(b"start")
+    said = []
+    monkeypatch.setattr(rounds, "_probe", lambda agent, out, r, seed, *a: said.append(
+        (str(agent), r)) or {"seed": seed, "exploiter_win_share": 0.7, "exploiter":
+                             f"{rounds.probe_folder(r, seed)}/exploiter.safetensors"})
+    state = {"seed": 0}
+    recipe = {"players": 2, "rounds": ROUNDS}
+
+    def train(*args):
+        raise AssertionError("no round starts once the budget is spent")
+    kept = rounds.run(recipe, tmp_path, state, train, scale=0.0, threads=1, verbose=False,
+                      save_state=lambda: None)
+    assert kept == tmp_path / rounds.agent_file(0)
+    assert said == [(str(tmp_path / rounds.agent_file(0)), "last")] * 2
+    assert (tmp_path / rounds.agent_file(0)).read_bytes() == b"start"
+
+
+@pytest.mark.parametrize("change,words", [
+    (lambda r: r["rounds"].update(count=0), "rounds: count must be an int in 1..64"),
+    (lambda r: r["rounds"].update(max_frozen=1), "max_frozen must be an int in 2..16"),
+    (lambda r: r["rounds"].update(keep="best"), "keep must be one of least-exploitable, last"),
+    (lambda r: r["rounds"].update(extra=1), "rounds: unknown keys ['extra']"),
+    (lambda r: r["rounds"]["settings"].update(pool="ppo-2p:1"), "rounds: bad pool entry"),
+    (lambda r: r["rounds"]["settings"].update(imitate="ppo-2p"), "imitate must be empty"),
+    (lambda r: r["rounds"]["settings"].update(frozen="ppo-2p"), "cannot be set by a recipe"),
+    (lambda r: r.update(rounds=[1]), "rounds: must be a JSON object"),
+    (lambda r: r.update(base="best-9p"), "base must name another shipped recipe"),
+])
+def test_a_bad_rounds_object_is_refused_in_words(change, words, tmp_path, capsys):
+    recipe = copy.deepcopy(TINY)
+    change(recipe)
+    code = main(["train", "--recipe", str(_file(tmp_path, recipe)), "--out",
+                 str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and err.count("\n") == 1, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_recipe_with_a_base_takes_its_phases_and_adds_its_own_keys():
+    base, derived = recipes.load("best-2p"), recipes.load("best-2p-rounds")
+    assert derived["phases"] == base["phases"] and derived["machines"] == base["machines"]
+    assert "rounds" in derived and "rounds" not in base and derived["name"] == "best-2p-rounds"
+    assert derived["rounds"]["settings"]["pool"] == base["defaults"]["pool"]
+
+
+def test_a_tampered_rounds_record_is_refused_before_anything_trains(tmp_path):
+    record = _record([(0.9, 0.9), (0.6, 0.7)], [0.96])
+    assert rounds.check_record(record, 2) is None
+    record["done"][0]["agent"] = "../elsewhere.safetensors"
+    assert "rounds.done[0] must be round 1's record" in rounds.check_record(record, 2)
+    record = _record([(0.9, 0.9), (0.6, 0.7)], [0.96])
+    record["last_probes"]["probes"][0]["exploiter"] = "/etc/exploiter.safetensors"
+    assert "last_probes" in rounds.check_record(record, 2)
+    assert "up to 0 rounds" in rounds.check_record(_record([(0.9, 0.9), (0.6, 0.7)], [0.9]), 0)
