@@ -127,7 +127,7 @@ def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: 
                           f"{r - 1} rounds")
             break
         tune_seed, probe_seeds = seeds(state["seed"], r)
-        probes = [_probe(agent, out, r, s, spec, players, threads, verbose) for s in probe_seeds]
+        probes = _probes(agent, out, r, probe_seeds, spec, players, threads, verbose)
         frozen = ([f for d in record["done"] for f in d["exploiters"]]
                   + [p["exploiter"] for p in probes])[-spec["max_frozen"]:]
         _say(verbose, f"rounds: round {r} of {spec['count']}: fine-tune {spec['timesteps']:,} "
@@ -145,8 +145,8 @@ def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: 
     last = agent_file(len(record["done"]))
     if record.get("last_probes", {}).get("agent") != last:
         _, probe_seeds = seeds(state["seed"], len(record["done"]) + 1)
-        record["last_probes"] = {"agent": last, "probes": [
-            _probe(agent, out, "last", s, spec, players, threads, verbose) for s in probe_seeds]}
+        record["last_probes"] = {"agent": last, "probes": _probes(
+            agent, out, "last", probe_seeds, spec, players, threads, verbose)}
         record["seconds"] = round(before + time.perf_counter() - t0, 1)
     record["kept"] = keep(record, state.get("kept"), spec.get("keep", KEEP[0]), players)
     save_state()
@@ -190,28 +190,56 @@ def keep(record: dict[str, Any], kept: dict[str, Any] | None, rule: str,
     return min(reversed(able), key=lambda c: c["probe"])
 
 
-def _probe(agent: Path, out: Path, round_: int | str, seed: int, spec: dict[str, Any],
-           players: int, threads: int, verbose: bool) -> dict[str, Any]:
-    """``machu exploit`` of ``agent`` with ``seed`` (a finished probe is read)."""
-    from machu_env.train.exploit import exploit
+def _probes(agent: Path, out: Path, round_: int | str, probe_seeds: list[int],
+            spec: dict[str, Any], players: int, threads: int, verbose: bool) -> list[dict]:
+    """``machu exploit`` of ``agent`` with each seed (a finished probe is read, not run again):
+    at once in processes of their own where there are two cores or more for them (each with
+    its share of the threads: a probe's small batches use few cores), else one by one."""
+    from machu_env.train import sizing
+
+    todo = [s for s in probe_seeds if not _finished(out / probe_folder(round_, s))]
+    for s in todo:
+        _say(verbose, f"rounds: round {round_}: probe seed {s} ({spec['probe_steps']:,} steps, "
+                      f"then {spec['probe_games']:,} games)")
+    jobs = [(str(agent), players, spec["probe_steps"], s, str(out / probe_folder(round_, s)),
+             spec["probe_games"]) for s in todo]
+    cores = threads or sizing.usable_cores()
+    if len(jobs) > 1 and cores >= len(jobs):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context("spawn")  # (no forked numba or torch state)
+        with ProcessPoolExecutor(len(jobs), mp_context=context) as pool:
+            list(pool.map(_probe_job, [(*job, cores // len(jobs)) for job in jobs]))
+    else:
+        for job in jobs:
+            _probe_job((*job, threads))
+    rows = []
+    for seed in probe_seeds:
+        summary = json.loads((out / probe_folder(round_, seed) / "summary.json").read_text())
+        rows.append({"seed": seed, "exploiter_win_share": summary["exploiter_win_share"],
+                     "ci95": summary["ci95"], "exploiter_margin": summary["exploiter_margin"],
+                     "exploiter": f"{probe_folder(round_, seed)}/exploiter.safetensors"})
+        _say(verbose, f"rounds: round {round_}: seed {seed}: the exploiter won "
+                      f"{rows[-1]['exploiter_win_share']:.1%} (margin "
+                      f"{rows[-1]['exploiter_margin']:+.1f})")
+    return rows
+
+
+def _finished(folder: Path) -> bool:
+    return (folder / "summary.json").is_file() and (folder / "exploiter.safetensors").is_file()
+
+
+def _probe_job(job: tuple) -> None:
+    """One probe (in this process or a spawned one): its threads, then ``exploit``."""
+    from machu_env.train import exploit
     from machu_env.train.ppo import set_threads
 
-    folder = out / probe_folder(round_, seed)
-    done = folder / "summary.json"
-    if not (done.is_file() and (folder / "exploiter.safetensors").is_file()):
-        _say(verbose, f"rounds: round {round_}: probe seed {seed} ({spec['probe_steps']:,} "
-                      f"steps, then {spec['probe_games']:,} games)")
-        if threads:
-            set_threads(threads)
-        exploit(f"policy:{agent}", players, steps=spec["probe_steps"], seed=seed, out=folder,
-                eval_games=spec["probe_games"], verbose=False)
-    summary = json.loads(done.read_text())
-    row = {"seed": seed, "exploiter_win_share": summary["exploiter_win_share"],
-           "ci95": summary["ci95"], "exploiter_margin": summary["exploiter_margin"],
-           "exploiter": f"{probe_folder(round_, seed)}/exploiter.safetensors"}
-    _say(verbose, f"rounds: round {round_}: seed {seed}: the exploiter won "
-                  f"{row['exploiter_win_share']:.1%} (margin {row['exploiter_margin']:+.1f})")
-    return row
+    agent, players, steps, seed, folder, games, threads = job
+    if threads:
+        set_threads(threads)
+    exploit.exploit(f"policy:{agent}", players, steps=steps, seed=seed, out=folder,
+                    eval_games=games, verbose=False)
 
 
 def _say(verbose: bool, line: str) -> None:

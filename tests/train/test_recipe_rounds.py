@@ -135,9 +135,10 @@ def test_the_rounds_stop_at_their_time_budget_and_still_probe_the_last_agent(tmp
                                                                              monkeypatch):
     (tmp_path / "agent.safetensors").write_bytes(b"start")
     said = []
-    monkeypatch.setattr(rounds, "_probe", lambda agent, out, r, seed, *a: said.append(
+    monkeypatch.setattr(rounds, "_probes", lambda agent, out, r, seeds, *a: [said.append(
         (str(agent), r)) or {"seed": seed, "exploiter_win_share": 0.7, "exploiter":
-                             f"{rounds.probe_folder(r, seed)}/exploiter.safetensors"})
+                             f"{rounds.probe_folder(r, seed)}/exploiter.safetensors"}
+        for seed in seeds])
     state = {"seed": 0}
     recipe = {"players": 2, "rounds": ROUNDS}
 
@@ -187,3 +188,20 @@ def test_a_tampered_rounds_record_is_refused_before_anything_trains(tmp_path):
     record["last_probes"]["probes"][0]["exploiter"] = "/etc/exploiter.safetensors"
     assert "last_probes" in rounds.check_record(record, 2)
     assert "up to 0 rounds" in rounds.check_record(_record([(0.9, 0.9), (0.6, 0.7)], [0.9]), 0)
+
+
+def test_with_two_cores_a_rounds_two_probes_run_at_once_and_are_read_after(tmp_path):
+    from machu_env.agents import shipped_policy
+
+    agent = tmp_path / "agent.safetensors"
+    agent.write_bytes(Path(shipped_policy("ppo-2p-v1")).read_bytes())
+    spec = {**ROUNDS, "probe_steps": 512, "probe_games": 10}
+    rows = rounds._probes(agent, tmp_path, 1, [7, 8], spec, 2, threads=2, verbose=False)
+    assert [r["seed"] for r in rows] == [7, 8]
+    files = [tmp_path / r["exploiter"] for r in rows]
+    summaries = [json.loads((f.parent / "summary.json").read_text()) for f in files]
+    assert [s["seed"] for s in summaries] == [7, 8] and all(f.is_file() for f in files)
+    assert [s["eval_games"] for s in summaries] == [10, 10]
+    stamps = [f.stat().st_mtime_ns for f in files]
+    assert rounds._probes(agent, tmp_path, 1, [7, 8], spec, 2, threads=2, verbose=False) == rows
+    assert [f.stat().st_mtime_ns for f in files] == stamps  # finished probes are read
