@@ -19,8 +19,10 @@ as the stage's first, the one whose two exploiters won least (ties: the later);
 ``last`` keeps the last. The exploiters start from the run's own agents, so no shipped agent's
 weights enter a recipe run here either.
 
-A round starts while the stage has used less than its ``minutes`` (scaled with the run's
-``--minutes`` when one is given); the two last probes always run. ``OUT/recipe.json`` records
+The first round always runs; a later one starts when the stage's ``minutes`` (scaled with the
+run's ``--minutes`` when one is given) have room for it (as long as the round before took); the
+two last probes always run. The rounds are the recipe's size whatever ``--timesteps`` says (it
+budgets the phases). ``OUT/recipe.json`` records
 every finished probe and fine-tune, so ``--resume`` goes on from the first unfinished one.
 """
 
@@ -122,10 +124,12 @@ def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: 
     agent = out / record["done"][-1]["agent"] if record["done"] else start
     t0, before = time.perf_counter(), record["seconds"]
     for r in range(len(record["done"]) + 1, spec["count"] + 1):
-        if before + time.perf_counter() - t0 >= budget:
-            _say(verbose, f"rounds: the stage's {budget / 60:.0f} minutes are spent after "
-                          f"{r - 1} rounds")
+        used = before + time.perf_counter() - t0
+        if r > 1 and used + record["done"][-1].get("seconds", 0) > budget:
+            _say(verbose, f"rounds: {r - 1} rounds in {used / 60:.0f} min; another would run "
+                          f"past the stage's {budget / 60:.0f} minutes")
             break
+        began = time.perf_counter()
         tune_seed, probe_seeds = seeds(state["seed"], r)
         probes = _probes(agent, out, r, probe_seeds, spec, players, threads, verbose)
         frozen = ([f for d in record["done"] for f in d["exploiters"]]
@@ -139,7 +143,8 @@ def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: 
         record["done"].append({
             "round": r, "agent": agent_file(r), "probes": probes,
             "exploiters": [p["exploiter"] for p in probes], "frozen": frozen,
-            "timesteps": int(summary["timesteps"]), "final_eval": summary["final_eval"]})
+            "timesteps": int(summary["timesteps"]), "final_eval": summary["final_eval"],
+            "seconds": round(time.perf_counter() - began, 1)})
         record["seconds"] = round(before + time.perf_counter() - t0, 1)
         save_state()
     last = agent_file(len(record["done"]))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -142,12 +143,16 @@ def test_the_rounds_stop_at_their_time_budget_and_still_probe_the_last_agent(tmp
     state = {"seed": 0}
     recipe = {"players": 2, "rounds": ROUNDS}
 
-    def train(*args):
-        raise AssertionError("no round starts once the budget is spent")
-    kept = rounds.run(recipe, tmp_path, state, train, scale=0.0, threads=1, verbose=False,
-                      save_state=lambda: None)
-    assert kept == tmp_path / rounds.agent_file(0)
-    assert said == [(str(tmp_path / rounds.agent_file(0)), "last")] * 2
+    def train(settings, init, frozen, seed, folder, steps):  # a round of 0.2 s
+        time.sleep(0.2)
+        return {"timesteps": steps, "final_eval": {"win_vs_gold": 1.0}}
+    budget = 0.3 / 60 / ROUNDS["minutes"]  # 0.3 s: room for one round of 0.2 s, not two
+    kept = rounds.run({**recipe, "rounds": {**ROUNDS, "count": 5}}, tmp_path, state, train,
+                      scale=budget, threads=1, verbose=False, save_state=lambda: None)
+    assert [d["round"] for d in state["rounds"]["done"]] == [1]  # the first always runs
+    assert said == [(str(tmp_path / rounds.agent_file(0)), 1)] * 2 \
+        + [(str(tmp_path / rounds.agent_file(1)), "last")] * 2  # the last agent, probed
+    assert kept == tmp_path / rounds.agent_file(1)  # (the same probes: ties keep the later)
     assert (tmp_path / rounds.agent_file(0)).read_bytes() == b"start"
 
 
