@@ -11,7 +11,7 @@ from machu_env.train import machines, rounds
 
 
 def start_state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
-           ref: str, flags: str = "", klass: str = "") -> dict[str, Any]:
+                ref: str, flags: str = "", klass: str = "") -> dict[str, Any]:
     """The recipe's progress in ``OUT/recipe.json`` (new, or the one to resume: same recipe
     and seed); ``ref``: the recipe as the command named it (a shipped name or a file);
     ``klass``: a new run's machine class, named in its command (a recipe with classes)."""

@@ -92,9 +92,12 @@ def check_record(record: Any, count: int) -> str | None:
     for r, d in enumerate(record["done"], 1):
         ok = isinstance(d, dict) and d.get("round") == r and d.get("agent") == agent_file(r) \
             and isinstance(d.get("final_eval"), dict) and _probes_ok(d.get("probes"), r) \
+            and isinstance(d.get("timesteps"), int) and not isinstance(d["timesteps"], bool) \
+            and isinstance(d.get("seconds", 0), (int, float)) \
             and d.get("exploiters") == [p["exploiter"] for p in d["probes"]]
         if not ok:
-            return f"rounds.done[{r - 1}] must be round {r}'s record (agent, probes, final_eval)"
+            return (f"rounds.done[{r - 1}] must be round {r}'s record (agent, probes, "
+                    "final_eval, timesteps, seconds)")
     last = record.get("last_probes")
     if last is not None and not (isinstance(last, dict) and _probes_ok(
             last.get("probes"), "last") and last.get("agent") == agent_file(len(record["done"]))):

@@ -112,7 +112,7 @@ def _record(shares: list[tuple[float, float]], gold: list[float]) -> dict:
                 for j, s in enumerate(pair)]
     done = []
     for r in range(1, len(shares)):
-        done.append({"round": r, "agent": rounds.agent_file(r),
+        done.append({"round": r, "agent": rounds.agent_file(r), "timesteps": 1024,
                      "probes": probes(r, shares[r - 1], r),
                      "final_eval": {"win_vs_gold": gold[r - 1]}})
         done[-1]["exploiters"] = [p["exploiter"] for p in done[-1]["probes"]]
@@ -188,6 +188,9 @@ def test_a_tampered_rounds_record_is_refused_before_anything_trains(tmp_path):
     record = _record([(0.9, 0.9), (0.6, 0.7)], [0.96])
     assert rounds.check_record(record, 2) is None
     record["done"][0]["agent"] = "../elsewhere.safetensors"
+    assert "rounds.done[0] must be round 1's record" in rounds.check_record(record, 2)
+    record = _record([(0.9, 0.9), (0.6, 0.7)], [0.96])
+    record["done"][0]["seconds"] = "ten"  # (a later round's start reads it)
     assert "rounds.done[0] must be round 1's record" in rounds.check_record(record, 2)
     record = _record([(0.9, 0.9), (0.6, 0.7)], [0.96])
     record["last_probes"]["probes"][0]["exploiter"] = "/etc/exploiter.safetensors"
