@@ -135,6 +135,9 @@ class TrainArgs(PPOArgs):
         "trained agents also evaluated at every checkpoint: 'ladder' (the shipped agents, "
         "weakest first, up to the first not beaten) or comma-separated names; they never "
         "enter training")
+    eval_start: bool = setting(True,
+        "evaluate the starting policy before training (it is best.safetensors until an "
+        "evaluation beats it); off: the first evaluation is at --eval-every")
     league_games: int = setting(0,
         "league: games against each pool member per evaluation (0: --eval-games)", 0,
         MAX_EVAL_GAMES)

@@ -73,7 +73,7 @@ def check_state(path: Path, state: dict[str, Any], recipe: dict[str, Any]) -> No
     elif state.get("machine_class", machines.BASE) not in machines.names(recipe):
         problem = f"machine_class must be one of {', '.join(machines.names(recipe))}"
     elif "rounds" in state:
-        problem = rounds.check_record(state["rounds"], recipe.get("rounds", {}).get("count", 0))
+        problem = rounds.check_record(state["rounds"], recipe.get("rounds", {}))
     if problem:
         raise ValueError(f"{path}: not a recipe run's state to resume ({problem}); nothing was "
                          "trained")

@@ -342,7 +342,8 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
 def _tune(players: int, name: str, over: dict[str, Any], **run: Any):
     """The rounds' fine-tune (``rounds.run``'s ``train``): a run of the rounds' settings (the
     machine class's over them) from ``init`` with ``frozen`` in the pool; a finished one is
-    read, an interrupted one resumed."""
+    read, an interrupted one resumed. Its start is not evaluated again: it is the phases' or
+    the previous round's last evaluated agent."""
     from machu_env.train.selfplay import Trainer
 
     verbose = run.pop("verbose")
@@ -353,7 +354,7 @@ def _tune(players: int, name: str, over: dict[str, Any], **run: Any):
             return json.loads((folder / "summary.json").read_text())
         config = _config({**settings, **over}, f"{name}, rounds", players=players, seed=seed,
                          out=str(folder), timesteps=steps, init=init, frozen=frozen,
-                         recipe=name, **run)
+                         recipe=name, eval_start=False, **run)
         return Trainer(config, resume=(folder / "latest.json").exists(), verbose=verbose).run()
     return train
 

@@ -3,19 +3,22 @@
 After a recipe's phases have chosen its agent, ``"rounds"`` in the recipe file hardens it::
 
     "rounds": {"count": 10, "minutes": 120, "timesteps": 6000000, "probe_steps": 1500000,
-               "probe_games": 2000, "max_frozen": 6, "keep": "least-exploitable",
+               "probe_games": 2000, "max_frozen": 6, "first_probes": 6,
+               "keep": "least-exploitable",
                "settings": {"clip_range": 0.1, "ent_coef": 0.01, "exploiter_share": 0.5}}
 
 Round ``r`` (1, 2, …) probes the current agent with two exploiters (``machu exploit``: warm-
 started from the agent, ``probe_steps`` steps against it alone, then ``probe_games`` games
-against it), puts them frozen into the pool beside the newest earlier ones (``max_frozen`` in
-all, sharing ``exploiter_share`` of the ``self`` weight) and fine-tunes the agent
-``timesteps`` steps with the recipe's defaults and the rounds' ``settings``
-(``OUT/rounds/round<r>/``). After the last round two more probes measure the last agent.
-Each probe uses seeds no other round of the run uses, so each round's probes also measure the
-agent it starts from: every agent of the stage has its exploitability on two fresh seeds.
+against it; round 1 with ``first_probes``, 2 unless given, so that the first fine-tune already
+meets several exploiters), puts them frozen into the pool beside the newest earlier ones
+(``max_frozen`` in all, sharing ``exploiter_share`` of the ``self`` weight) and fine-tunes the
+agent ``timesteps`` steps with the recipe's defaults and the rounds' ``settings``
+(``OUT/rounds/round<r>/``; its start is not evaluated again). After the last round two more
+probes measure the last agent. Each probe uses seeds no other round of the run uses, so each
+round's probes also measure the agent it starts from: every agent of the stage has its
+exploitability on fresh seeds.
 ``keep``: ``least-exploitable`` keeps, of the agents at least as high on the strength ladder
-as the stage's first, the one whose two exploiters won least (ties: the later);
+as the stage's first, the one whose exploiters won least on average (ties: the later);
 ``last`` keeps the last. The exploiters start from the run's own agents, so no shipped agent's
 weights enter a recipe run here either.
 
@@ -38,7 +41,8 @@ from machu_env.core import files
 KEEP = ("least-exploitable", "last")
 LIMITS = {"count": (1, 64), "minutes": (1, 7 * 24 * 60), "timesteps": (1, 10**10),
           "probe_steps": (1, 10**9), "probe_games": (10, 100_000), "max_frozen": (2, 16)}
-PROBES = 2  # exploiters per round
+PROBES = 2  # exploiters per round (round 1: first_probes)
+FIRST_PROBES = (PROBES, 16)  # the range of first_probes
 
 
 def check(spec: Any, where: str, config_of) -> dict[str, Any]:
@@ -47,12 +51,12 @@ def check(spec: Any, where: str, config_of) -> dict[str, Any]:
     here = f"{where}, rounds"
     if not isinstance(spec, dict):
         raise ValueError(f"{here}: must be a JSON object ({', '.join(LIMITS)}, keep, settings)")
-    unknown = sorted(set(spec) - {*LIMITS, "keep", "settings"})
+    unknown = sorted(set(spec) - {*LIMITS, "first_probes", "keep", "settings"})
     if unknown:
-        raise ValueError(f"{here}: unknown keys {unknown} (allowed: {', '.join(LIMITS)}, keep, "
-                         "settings)")
-    for key, (lo, hi) in LIMITS.items():
-        value = spec.get(key)
+        raise ValueError(f"{here}: unknown keys {unknown} (allowed: {', '.join(LIMITS)}, "
+                         "first_probes, keep, settings)")
+    for key, (lo, hi) in [*LIMITS.items(), ("first_probes", FIRST_PROBES)]:
+        value = spec.get(key, PROBES) if key == "first_probes" else spec.get(key)
         if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
             raise ValueError(f"{here}: {key} must be an int in {lo}..{hi}, got {value!r}")
     if spec.get("keep", KEEP[0]) not in KEEP:
@@ -64,11 +68,18 @@ def check(spec: Any, where: str, config_of) -> dict[str, Any]:
     return spec
 
 
-def seeds(run_seed: int, round_: int) -> tuple[int, list[int]]:
-    """Round ``round_``'s fine-tune seed and probe seeds (``count + 1``: the last probes),
-    different for every round of a run and every run seed."""
+def seeds(run_seed: int, round_: int, probes: int = PROBES) -> tuple[int, list[int]]:
+    """Round ``round_``'s fine-tune seed and its ``probes`` probe seeds (``count + 1``: the
+    last probes), different for every round of a run and every run seed (a round's third
+    probe on: 500 above the run's, where no round's two reach)."""
     base = run_seed * 1000 + 3 * round_
-    return base % 2**32, [(base + 1 + j) % 2**32 for j in range(PROBES)]
+    more = [run_seed * 1000 + 500 + j for j in range(probes - PROBES)]
+    return base % 2**32, [s % 2**32 for s in [base + 1, base + 2, *more]]
+
+
+def probes_in(round_: int, spec: dict[str, Any]) -> int:
+    """How many exploiters probe round ``round_``'s start (the last probes: ``PROBES``)."""
+    return spec.get("first_probes", PROBES) if round_ == 1 else PROBES
 
 
 def agent_file(round_: int) -> str:
@@ -81,9 +92,11 @@ def probe_folder(round_: int | str, seed: int) -> str:
     return f"rounds/{'last' if round_ == 'last' else f'round{round_}'}/probe_{seed}"
 
 
-def check_record(record: Any, count: int) -> str | None:
-    """What is wrong with a resumed run's ``rounds`` record (None: nothing): each finished round
-    in order with its probes, seeds and files where this stage writes them."""
+def check_record(record: Any, spec: dict[str, Any]) -> str | None:
+    """What is wrong with a resumed run's ``rounds`` record (None: nothing), ``spec``: the
+    recipe's rounds: each finished round in order with its probes, seeds and files where this
+    stage writes them."""
+    count = spec.get("count", 0)
     if not isinstance(record, dict) or not isinstance(record.get("done"), list) \
             or len(record["done"]) > count or record.get("start") != agent_file(0):
         return f"rounds must hold start {agent_file(0)!r} and done: up to {count} rounds"
@@ -91,7 +104,8 @@ def check_record(record: Any, count: int) -> str | None:
         return "rounds.seconds must be a number of seconds >= 0"
     for r, d in enumerate(record["done"], 1):
         ok = isinstance(d, dict) and d.get("round") == r and d.get("agent") == agent_file(r) \
-            and isinstance(d.get("final_eval"), dict) and _probes_ok(d.get("probes"), r) \
+            and isinstance(d.get("final_eval"), dict) \
+            and _probes_ok(d.get("probes"), r, probes_in(r, spec)) \
             and isinstance(d.get("timesteps"), int) and not isinstance(d["timesteps"], bool) \
             and isinstance(d.get("seconds", 0), (int, float)) \
             and d.get("exploiters") == [p["exploiter"] for p in d["probes"]]
@@ -99,14 +113,14 @@ def check_record(record: Any, count: int) -> str | None:
             return (f"rounds.done[{r - 1}] must be round {r}'s record (agent, probes, "
                     "final_eval, timesteps, seconds)")
     last = record.get("last_probes")
-    if last is not None and not (isinstance(last, dict) and _probes_ok(
-            last.get("probes"), "last") and last.get("agent") == agent_file(len(record["done"]))):
+    if last is not None and not (isinstance(last, dict) and _probes_ok(last.get(
+            "probes"), "last", PROBES) and last.get("agent") == agent_file(len(record["done"]))):
         return "rounds.last_probes must be the last agent's probes"
     return None
 
 
-def _probes_ok(probes: Any, round_: int | str) -> bool:
-    return isinstance(probes, list) and len(probes) == PROBES and all(
+def _probes_ok(probes: Any, round_: int | str, n: int) -> bool:
+    return isinstance(probes, list) and len(probes) == n and all(
         isinstance(p, dict) and isinstance(p.get("seed"), int)
         and p.get("exploiter") == f"{probe_folder(round_, p['seed'])}/exploiter.safetensors"
         and isinstance(p.get("exploiter_win_share"), float) for p in probes)
@@ -133,7 +147,7 @@ def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: 
                           f"past the stage's {budget / 60:.0f} minutes")
             break
         began = time.perf_counter()
-        tune_seed, probe_seeds = seeds(state["seed"], r)
+        tune_seed, probe_seeds = seeds(state["seed"], r, probes_in(r, spec))
         probes = _probes(agent, out, r, probe_seeds, spec, players, threads, verbose)
         frozen = ([f for d in record["done"] for f in d["exploiters"]]
                   + [p["exploiter"] for p in probes])[-spec["max_frozen"]:]
@@ -201,8 +215,8 @@ def keep(record: dict[str, Any], kept: dict[str, Any] | None, rule: str,
 def _probes(agent: Path, out: Path, round_: int | str, probe_seeds: list[int],
             spec: dict[str, Any], players: int, threads: int, verbose: bool) -> list[dict]:
     """``machu exploit`` of ``agent`` with each seed (a finished probe is read, not run again):
-    at once in processes of their own where there are two cores or more for them (each with
-    its share of the threads: a probe's small batches use few cores), else one by one."""
+    up to a core's worth at once, each in a process of its own with its share of the threads
+    (a probe's small batches use few cores), else one by one."""
     from machu_env.train import sizing
 
     todo = [s for s in probe_seeds if not _finished(out / probe_folder(round_, s))]
@@ -212,13 +226,14 @@ def _probes(agent: Path, out: Path, round_: int | str, probe_seeds: list[int],
     jobs = [(str(agent), players, spec["probe_steps"], s, str(out / probe_folder(round_, s)),
              spec["probe_games"]) for s in todo]
     cores = threads or sizing.usable_cores()
-    if len(jobs) > 1 and cores >= len(jobs):
+    workers = min(len(jobs), cores)
+    if workers > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         context = multiprocessing.get_context("spawn")  # (no forked numba or torch state)
-        with ProcessPoolExecutor(len(jobs), mp_context=context) as pool:
-            list(pool.map(_probe_job, [(*job, cores // len(jobs)) for job in jobs]))
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            list(pool.map(_probe_job, [(*job, cores // workers) for job in jobs]))
     else:
         for job in jobs:
             _probe_job((*job, threads))

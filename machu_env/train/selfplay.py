@@ -364,7 +364,7 @@ class Trainer:
                                  goal=c.goal_words(), seconds=c.minutes * 60 - self.elapsed_now())
         if warning := (busy_warning(c.threads) if self.verbose else None):
             self.progress.say(warning)
-        if not self.history:  # the starting policy is a checkpoint too: best.safetensors
+        if not self.history and c.eval_start:  # the starting policy is a checkpoint too
             self.progress.say(f"evaluating the starting policy ({c.eval_games:,} games against "
                               f"each of {', '.join([*c.eval_names(), *self.ladder_banks])}"
                               f"{', up the ladder' if c.eval_agents == 'ladder' else ''})")
@@ -410,7 +410,7 @@ class Trainer:
             if 0 < c.minutes * 60 <= self.elapsed_now():
                 break  # --minutes: the time budget is spent (a last checkpoint below)
         steps.close()
-        if self.history[-1]["timesteps"] != m.num_timesteps:
+        if not self.history or self.history[-1]["timesteps"] != m.num_timesteps:
             self._checkpoint()
         self.progress.close()
         if self._writer is not None:

@@ -54,6 +54,8 @@ def test_each_round_probes_freezes_its_exploiters_and_fine_tunes(tmp_path):
         assert config["frozen"].split(",") == [str(out / f) for f in d["exploiters"]]
         assert config["init"] == str(out / rounds.agent_file(d["round"] - 1))
         assert all((out / f).is_file() for f in d["exploiters"])
+        history = (out / d["agent"]).parent.joinpath("history.csv").read_text().splitlines()
+        assert [row.split(",")[0] for row in history[1:]] == ["1024"]  # (its start: not again)
     kept = record["kept"]
     found = rounds.candidates(record)
     assert [c["agent"] for c in found] == [rounds.agent_file(r) for r in (0, 1, 2)]
@@ -127,7 +129,7 @@ def test_the_stage_keeps_the_least_exploitable_agent_that_stays_on_the_rung():
     assert (kept["round"], kept["probe"]) == (1, 0.65)
     assert rounds.keep(record, None, "least-exploitable", 2)["round"] == 2  # no rung to keep
     assert rounds.keep(record, start, "last", 2)["round"] == 3
-    assert rounds.check_record(record, 3) is None
+    assert rounds.check_record(record, {"count": 3}) is None
     tie = _record([(0.6, 0.6), (0.6, 0.6)], [0.96])
     assert rounds.keep(tie, start, "least-exploitable", 2)["round"] == 1  # ties: the later
 
@@ -156,10 +158,38 @@ def test_the_rounds_stop_at_their_time_budget_and_still_probe_the_last_agent(tmp
     assert (tmp_path / rounds.agent_file(0)).read_bytes() == b"start"
 
 
+def test_round_one_probes_and_freezes_first_probes_exploiters(tmp_path, monkeypatch):
+    (tmp_path / "agent.safetensors").write_bytes(b"start")
+    monkeypatch.setattr(rounds, "_probes", lambda agent, out, r, seeds, *a: [
+        {"seed": seed, "exploiter_win_share": 0.7,
+         "exploiter": f"{rounds.probe_folder(r, seed)}/exploiter.safetensors"} for seed in seeds])
+    frozen = []
+
+    def train(settings, init, pool, seed, folder, steps):
+        frozen.append(pool.split(","))
+        return {"timesteps": steps, "final_eval": {"win_vs_gold": 1.0}}
+    spec = {**ROUNDS, "count": 3, "first_probes": 4, "max_frozen": 6}
+    state = {"seed": 3}
+    rounds.run({"players": 2, "rounds": spec}, tmp_path, state, train, scale=1.0, threads=1,
+               verbose=False, save_state=lambda: None)
+    record = state["rounds"]
+    assert [len(d["probes"]) for d in record["done"]] == [4, 2, 2]
+    assert [len(f) for f in frozen] == [4, 6, 6]  # round 3: the newest six
+    assert frozen[2] == [str(tmp_path / f) for f in
+                         record["done"][0]["exploiters"][2:] + record["done"][1]["exploiters"]
+                         + record["done"][2]["exploiters"]]
+    seeds = [p["seed"] for d in record["done"] for p in d["probes"]] \
+        + [p["seed"] for p in record["last_probes"]["probes"]]
+    assert len(set(seeds)) == 10  # every probe on a seed of its own
+    assert rounds.check_record(record, spec) is None
+    assert "rounds.done[0]" in rounds.check_record(record, {**spec, "first_probes": 2})
+
+
 @pytest.mark.parametrize("change,words", [
     (lambda r: r["rounds"].update(count=0), "rounds: count must be an int in 1..64"),
     (lambda r: r["rounds"].update(max_frozen=1), "max_frozen must be an int in 2..16"),
     (lambda r: r["rounds"].update(keep="best"), "keep must be one of least-exploitable, last"),
+    (lambda r: r["rounds"].update(first_probes=1), "first_probes must be an int in 2..16"),
     (lambda r: r["rounds"].update(extra=1), "rounds: unknown keys ['extra']"),
     (lambda r: r["rounds"]["settings"].update(pool="ppo-2p:1"), "rounds: bad pool entry"),
     (lambda r: r["rounds"]["settings"].update(imitate="ppo-2p"), "imitate must be empty"),
@@ -186,16 +216,17 @@ def test_a_recipe_with_a_base_takes_its_phases_and_adds_its_own_keys():
 
 def test_a_tampered_rounds_record_is_refused_before_anything_trains(tmp_path):
     record = _record([(0.9, 0.9), (0.6, 0.7)], [0.96])
-    assert rounds.check_record(record, 2) is None
+    assert rounds.check_record(record, {"count": 2}) is None
     record["done"][0]["agent"] = "../elsewhere.safetensors"
-    assert "rounds.done[0] must be round 1's record" in rounds.check_record(record, 2)
+    assert "rounds.done[0] must be round 1's record" in rounds.check_record(record, {"count": 2})
     record = _record([(0.9, 0.9), (0.6, 0.7)], [0.96])
     record["done"][0]["seconds"] = "ten"  # (a later round's start reads it)
-    assert "rounds.done[0] must be round 1's record" in rounds.check_record(record, 2)
+    assert "rounds.done[0] must be round 1's record" in rounds.check_record(record, {"count": 2})
     record = _record([(0.9, 0.9), (0.6, 0.7)], [0.96])
     record["last_probes"]["probes"][0]["exploiter"] = "/etc/exploiter.safetensors"
-    assert "last_probes" in rounds.check_record(record, 2)
-    assert "up to 0 rounds" in rounds.check_record(_record([(0.9, 0.9), (0.6, 0.7)], [0.9]), 0)
+    assert "last_probes" in rounds.check_record(record, {"count": 2})
+    assert "up to 0 rounds" in rounds.check_record(_record([(0.9, 0.9), (0.6, 0.7)], [0.9]),
+                                                   {"count": 0})
 
 
 def test_with_two_cores_a_rounds_two_probes_run_at_once_and_are_read_after(tmp_path):

@@ -456,6 +456,20 @@ def test_the_starting_policy_is_the_best_checkpoint_until_training_beats_it(tmp_
     assert all(torch.equal(v, best[k]) for k, v in _parameters(start).items())
 
 
+def test_no_eval_start_skips_the_starting_evaluation_and_still_ends_with_one(tmp_path):
+    """--no-eval-start (a recipe's rounds: the start was just evaluated): the first row of
+    history.csv is the first evaluation after training, and the run ends with a checkpoint
+    even when --eval-every lies beyond its steps."""
+    train(tiny(tmp_path / "a", timesteps=1024), verbose=False)
+    start = tmp_path / "a" / "latest.safetensors"
+    summary = train(tiny(tmp_path / "b", init=f"policy:{start}", timesteps=2048,
+                         eval_every=10**6, eval_start=False), verbose=False)
+    with open(tmp_path / "b" / "history.csv", newline="") as f:
+        assert [int(r["timesteps"]) for r in csv.DictReader(f)] == [2048]
+    assert summary["final_eval"]["timesteps"] == 2048
+    assert (tmp_path / "b" / "best.safetensors").is_file()
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in Linux /proc")
 def test_threads_1_with_init_starts_no_openmp_worker(tmp_path):
     """``--threads 1`` holds for the whole run: the starting policy is read after the threads
