@@ -305,8 +305,7 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
         if not state_path.exists():  # (the run's class, for a resume from its first phase)
             files.write_json(state_path, state)
         summary = trainer.run()
-        state["rungs"] = sorted(set(state.get("rungs", [])).union(
-            *(ladder.reached(row, recipe["players"]) for row in trainer.history)))
+        _add_rungs(state, trainer.history, recipe["players"])
         state["done"].append(phase["name"])
         state["elapsed_seconds"] = round(trainer.elapsed_now(), 1)
         state["steps"] = steps + int(summary["timesteps"])
@@ -328,7 +327,7 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
     _write_agent(source, out / "agent.safetensors", state)
     if "rounds" in recipe:
         scale = budget_minutes / recipe["minutes"]
-        tune = _tune(recipe["players"], name, over, threads=threads, device=device,
+        tune = _tune(recipe["players"], name, over, state, threads=threads, device=device,
                      verbose=verbose, overlap=overlap, ray=ray, rollout_workers=rollout_workers)
         source = rounds.run(recipe, out, state, tune, scale, threads, verbose,
                             lambda: files.write_json(state_path, state))
@@ -339,23 +338,36 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
     return state
 
 
-def _tune(players: int, name: str, over: dict[str, Any], **run: Any):
+def _add_rungs(state: dict[str, Any], history: list[dict[str, Any]], players: int) -> None:
+    """The run's ``rungs``, with every rung an evaluation of ``history`` reached."""
+    state["rungs"] = sorted(set(state.get("rungs", [])).union(
+        *(ladder.reached(row, players) for row in history)))
+
+
+def _tune(players: int, name: str, over: dict[str, Any], state: dict[str, Any], **run: Any):
     """The rounds' fine-tune (``rounds.run``'s ``train``): a run of the rounds' settings (the
     machine class's over them) from ``init`` with ``frozen`` in the pool; a finished one is
     read, an interrupted one resumed. Its start is not evaluated again: it is the phases' or
-    the previous round's last evaluated agent."""
+    the previous round's last evaluated agent. ``elapsed``: the run's seconds before it, so
+    that a rung it reaches first is said with the run's time (the rungs reached before: not
+    again)."""
     from machu_env.train.selfplay import Trainer
 
     verbose = run.pop("verbose")
 
     def train(settings: dict[str, Any], init: str, frozen: str, seed: int, folder: Path,
-              steps: int) -> dict[str, Any]:
+              steps: int, elapsed: float = 0.0) -> dict[str, Any]:
         if (folder / "summary.json").is_file():
             return json.loads((folder / "summary.json").read_text())
         config = _config({**settings, **over}, f"{name}, rounds", players=players, seed=seed,
                          out=str(folder), timesteps=steps, init=init, frozen=frozen,
                          recipe=name, eval_start=False, **run)
-        return Trainer(config, resume=(folder / "latest.json").exists(), verbose=verbose).run()
+        trainer = Trainer(config, resume=(folder / "latest.json").exists(), verbose=verbose,
+                          elapsed=elapsed)
+        trainer.rungs_before = frozenset(state.get("rungs", []))
+        summary = trainer.run()
+        _add_rungs(state, trainer.history, players)
+        return summary
     return train
 
 

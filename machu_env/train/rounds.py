@@ -129,7 +129,8 @@ def _probes_ok(probes: Any, round_: int | str, n: int) -> bool:
 def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: float,
         threads: int, verbose: bool, save_state) -> Path:
     """Run (or go on with) the rounds on ``OUT/agent.safetensors``; returns the agent kept.
-    ``train(settings, init, frozen, seed, folder, steps)`` fine-tunes and returns its summary;
+    ``train(settings, init, frozen, seed, folder, steps, elapsed=)`` fine-tunes and returns its
+    summary (``elapsed``: the run's seconds so far);
     ``scale``: the run's ``--minutes`` over the recipe's; ``save_state()`` writes recipe.json."""
     spec, players = recipe["rounds"], recipe["players"]
     start = out / agent_file(0)
@@ -155,7 +156,9 @@ def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: 
                       f"steps against the pool and {len(frozen)} frozen exploiters")
         summary = train(spec.get("settings", {}), str(agent),
                         ",".join(str(out / f) for f in frozen), tune_seed,
-                        (out / agent_file(r)).parent, spec["timesteps"])
+                        (out / agent_file(r)).parent, spec["timesteps"],
+                        elapsed=state.get("elapsed_seconds", 0.0) + before
+                        + time.perf_counter() - t0)
         agent = out / agent_file(r)
         record["done"].append({
             "round": r, "agent": agent_file(r), "probes": probes,

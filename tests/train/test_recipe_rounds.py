@@ -6,6 +6,7 @@ budget, and refuses a bad ``rounds`` object or a tampered record in words."""
 from __future__ import annotations
 
 import copy
+import csv
 import json
 import time
 from pathlib import Path
@@ -54,8 +55,10 @@ def test_each_round_probes_freezes_its_exploiters_and_fine_tunes(tmp_path):
         assert config["frozen"].split(",") == [str(out / f) for f in d["exploiters"]]
         assert config["init"] == str(out / rounds.agent_file(d["round"] - 1))
         assert all((out / f).is_file() for f in d["exploiters"])
-        history = (out / d["agent"]).parent.joinpath("history.csv").read_text().splitlines()
-        assert [row.split(",")[0] for row in history[1:]] == ["1024"]  # (its start: not again)
+        with open((out / d["agent"]).parent / "history.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        assert [int(row["timesteps"]) for row in rows] == [1024]  # (its start: not again)
+        assert float(rows[0]["elapsed_seconds"]) > state["elapsed_seconds"]  # the run's time
     kept = record["kept"]
     found = rounds.candidates(record)
     assert [c["agent"] for c in found] == [rounds.agent_file(r) for r in (0, 1, 2)]
@@ -145,7 +148,7 @@ def test_the_rounds_stop_at_their_time_budget_and_still_probe_the_last_agent(tmp
     state = {"seed": 0}
     recipe = {"players": 2, "rounds": ROUNDS}
 
-    def train(settings, init, frozen, seed, folder, steps):  # a round of 0.2 s
+    def train(settings, init, frozen, seed, folder, steps, elapsed):  # a round of 0.2 s
         time.sleep(0.2)
         return {"timesteps": steps, "final_eval": {"win_vs_gold": 1.0}}
     budget = 0.3 / 60 / ROUNDS["minutes"]  # 0.3 s: room for one round of 0.2 s, not two
@@ -165,7 +168,7 @@ def test_round_one_probes_and_freezes_first_probes_exploiters(tmp_path, monkeypa
          "exploiter": f"{rounds.probe_folder(r, seed)}/exploiter.safetensors"} for seed in seeds])
     frozen = []
 
-    def train(settings, init, pool, seed, folder, steps):
+    def train(settings, init, pool, seed, folder, steps, elapsed):
         frozen.append(pool.split(","))
         return {"timesteps": steps, "final_eval": {"win_vs_gold": 1.0}}
     spec = {**ROUNDS, "count": 3, "first_probes": 4, "max_frozen": 6}
