@@ -50,7 +50,8 @@ def check(spec: Any, where: str, config_of) -> dict[str, Any]:
     allowed); ``config_of(settings, where)`` checks the fine-tune's settings as a phase's."""
     here = f"{where}, rounds"
     if not isinstance(spec, dict):
-        raise ValueError(f"{here}: must be a JSON object ({', '.join(LIMITS)}, keep, settings)")
+        raise ValueError(f"{here}: must be a JSON object ({', '.join(LIMITS)}, "
+                         "first_probes, keep, settings)")
     unknown = sorted(set(spec) - {*LIMITS, "first_probes", "keep", "settings"})
     if unknown:
         raise ValueError(f"{here}: unknown keys {unknown} (allowed: {', '.join(LIMITS)}, "
