@@ -25,7 +25,9 @@ weights enter a recipe run here either.
 The first round always runs; a later one starts when the stage's ``minutes`` (scaled with the
 run's ``--minutes`` when one is given) have room for it (as long as the round before took); the
 two last probes always run. The rounds are the recipe's size whatever ``--timesteps`` says (it
-budgets the phases). ``OUT/recipe.json`` records
+budgets the phases). A finished run resumed with a larger ``--minutes`` goes on with the rounds
+left; its next round reads the last probes (the same agent on the same seeds) instead of
+running them again. ``OUT/recipe.json`` records
 every finished probe and fine-tune, so ``--resume`` goes on from the first unfinished one.
 """
 
@@ -150,6 +152,7 @@ def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: 
             break
         began = time.perf_counter()
         tune_seed, probe_seeds = seeds(state["seed"], r, probes_in(r, spec))
+        _reuse_last_probes(out, record, r, probe_seeds, verbose)
         probes = _probes(agent, out, r, probe_seeds, spec, players, threads, verbose)
         frozen = ([f for d in record["done"] for f in d["exploiters"]]
                   + [p["exploiter"] for p in probes])[-spec["max_frozen"]:]
@@ -251,6 +254,24 @@ def _probes(agent: Path, out: Path, round_: int | str, probe_seeds: list[int],
                       f"{rows[-1]['exploiter_win_share']:.1%} (margin "
                       f"{rows[-1]['exploiter_margin']:+.1f})")
     return rows
+
+
+def _reuse_last_probes(out: Path, record: dict[str, Any], round_: int, probe_seeds: list[int],
+                       verbose: bool) -> None:
+    """A run resumed with room for more rounds: the last probes measured this round's start
+    on this round's seeds, so their folders are copied into the round's, not run again."""
+    import shutil
+
+    last = record.get("last_probes") or {}
+    if last.get("agent") != agent_file(round_ - 1) \
+            or [p["seed"] for p in last.get("probes", [])] != probe_seeds:
+        return
+    for seed in probe_seeds:
+        source, target = out / probe_folder("last", seed), out / probe_folder(round_, seed)
+        if _finished(source) and not _finished(target):
+            shutil.copytree(source, target, dirs_exist_ok=True)
+            _say(verbose, f"rounds: round {round_}: probe seed {seed} is the last probes' "
+                          f"(the same agent and seed): {probe_folder('last', seed)}")
 
 
 def _finished(folder: Path) -> bool:

@@ -247,3 +247,46 @@ def test_with_two_cores_a_rounds_two_probes_run_at_once_and_are_read_after(tmp_p
     stamps = [f.stat().st_mtime_ns for f in files]
     assert rounds._probes(agent, tmp_path, 1, [7, 8], spec, 2, threads=2, verbose=False) == rows
     assert [f.stat().st_mtime_ns for f in files] == stamps  # finished probes are read
+
+
+def test_a_run_resumed_with_more_time_reads_the_last_probes_as_the_next_rounds(tmp_path,
+                                                                               monkeypatch):
+    from machu_env.train import exploit
+
+    (tmp_path / "agent.safetensors").write_bytes(b"start")
+    ran = []
+
+    def fake_exploit(agent, players, steps, seed, out, eval_games, verbose):
+        ran.append((seed, Path(out).relative_to(tmp_path).as_posix()))
+        Path(out).mkdir(parents=True)
+        (Path(out) / "exploiter.safetensors").write_bytes(b"exploiter %d" % seed)
+        (Path(out) / "summary.json").write_text(json.dumps(
+            {"exploiter_win_share": 0.5 + seed % 7 / 100, "ci95": [0.4, 0.6],
+             "exploiter_margin": 1.0}))
+    monkeypatch.setattr(exploit, "exploit", fake_exploit)
+
+    def train(settings, init, frozen, seed, folder, steps, elapsed):  # a round of 0.2 s
+        time.sleep(0.2)
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        return {"timesteps": steps, "final_eval": {"win_vs_gold": 1.0}}
+    state, spec = {"seed": 4}, {**ROUNDS, "count": 3}
+    recipe = {"players": 2, "rounds": spec}
+    short = 0.3 / 60 / ROUNDS["minutes"]  # room for round 1 only
+    rounds.run(recipe, tmp_path, state, train, scale=short, threads=1, verbose=False,
+               save_state=lambda: None)
+    last = copy.deepcopy(state["rounds"]["last_probes"])
+    assert [r[1] for r in ran[-2:]] == [rounds.probe_folder("last", p["seed"])
+                                        for p in last["probes"]]
+    ran.clear()
+    rounds.run(recipe, tmp_path, state, train, scale=1.0, threads=1, verbose=False,
+               save_state=lambda: None)
+    record = state["rounds"]
+    assert [d["round"] for d in record["done"]] == [1, 2, 3]
+    second = record["done"][1]["probes"]  # round 2's probes: the last probes, read again
+    assert [{k: p[k] for k in ("seed", "exploiter_win_share")} for p in second] \
+        == [{k: p[k] for k in ("seed", "exploiter_win_share")} for p in last["probes"]]
+    assert all((tmp_path / p["exploiter"]).read_bytes() == b"exploiter %d" % p["seed"]
+               for p in second)
+    assert all("round2" not in folder for _, folder in ran)  # not run again
+    assert len(ran) == 4  # round 3's two, then the new last two
+    assert rounds.check_record(record, spec) is None
