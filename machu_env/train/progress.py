@@ -11,10 +11,23 @@ import time
 from typing import TextIO
 
 
-def machine_load() -> tuple[float, int] | None:
-    """(1-minute load average, CPUs), where the system tells."""
+def machine_load(samples: int = 5) -> tuple[float, int] | None:
+    """(how many CPUs' worth of other work runs now, CPUs), where the system tells: on Linux
+    the median of a few readings of the runnable tasks in ``/proc/loadavg`` less the reader
+    itself (the 1-minute load average still counts work of this run that has just ended, a
+    recipe's probes say), elsewhere the 1-minute load average."""
+    cpus = os.cpu_count() or 1
     try:
-        return os.getloadavg()[0], os.cpu_count() or 1
+        runnable = []
+        for _ in range(samples):
+            with open("/proc/loadavg") as f:
+                runnable.append(int(f.read().split()[3].split("/")[0]) - 1)
+            time.sleep(0.05)
+        return float(sorted(runnable)[len(runnable) // 2]), cpus
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.getloadavg()[0], cpus
     except (OSError, AttributeError):
         return None
 
@@ -27,8 +40,8 @@ def busy_warning(threads: int) -> str | None:
     avg, cpus = load
     if avg < max(1.0, cpus - 0.5):
         return None
-    return (f"the machine is busy (load {avg:.1f} on {cpus} CPUs): this run will be slower; "
-            "with other work running, --threads 1 is often faster")
+    return (f"the machine is busy (other work takes {avg:.1f} of {cpus} CPUs): this run will "
+            "be slower; with other work running, --threads 1 is often faster")
 
 
 class Progress:

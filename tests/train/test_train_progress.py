@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -111,10 +114,28 @@ def test_a_run_that_stops_at_a_goal_is_evaluated_often_enough_to_stop_near_it(tm
 
 def test_a_busy_machine_is_named(monkeypatch):
     monkeypatch.setattr(P, "machine_load", lambda: (1.9, 2))
-    assert "the machine is busy (load 1.9 on 2 CPUs)" in P.busy_warning(0)
+    assert "the machine is busy (other work takes 1.9 of 2 CPUs)" in P.busy_warning(0)
     assert P.busy_warning(1) is None  # one thread asked for already
     monkeypatch.setattr(P, "machine_load", lambda: (0.2, 2))
     assert P.busy_warning(0) is None
+
+
+@pytest.mark.skipif(not Path("/proc/loadavg").is_file(), reason="reads Linux's /proc/loadavg")
+def test_the_load_counts_the_work_running_now():
+    """Two processes spinning now count as (at least) two CPUs of other work, whatever the
+    1-minute load average says (it lags: work that just ended still counts there)."""
+    import subprocess
+    import sys
+
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.3)
+        load, cpus = P.machine_load()
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+    assert load >= 2 and cpus == (os.cpu_count() or 1)
 
 
 def test_imitation_moves_a_fresh_policy_toward_its_teacher():
