@@ -144,6 +144,9 @@ def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: 
     budget = spec["minutes"] * 60 * scale
     agent = out / record["done"][-1]["agent"] if record["done"] else start
     t0, before = time.perf_counter(), record["seconds"]
+    if record["done"] and len(record["done"]) < spec["count"]:
+        _say(verbose, f"rounds: {len(record['done'])} of {spec['count']} done in "
+                      f"{before / 60:.1f} min; the stage's budget: {budget / 60:.0f} min")
     for r in range(len(record["done"]) + 1, spec["count"] + 1):
         used = before + time.perf_counter() - t0
         if r > 1 and used + record["done"][-1].get("seconds", 0) > budget:

@@ -99,6 +99,8 @@ def test_rounds_stopped_in_a_probe_go_on_from_it(tmp_path, monkeypatch, capsys):
     said = capsys.readouterr().out.splitlines()
     state = json.loads((out / "recipe.json").read_text())
     assert code == 0 and [d["round"] for d in state["rounds"]["done"]] == [1, 2]
+    assert any(line.startswith("rounds: 1 of 2 done in ") and line.endswith(
+        "the stage's budget: 60 min") for line in said)
     assert "rounds: round 2 of 2: fine-tune 1,024 steps against the pool and 2 frozen " \
            "exploiters" in said
     assert any(line.startswith("rounds: 2 in ") and "(its two exploiters won" in line
