@@ -339,9 +339,11 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
 
 
 def _add_rungs(state: dict[str, Any], history: list[dict[str, Any]], players: int) -> None:
-    """The run's ``rungs``, with every rung an evaluation of ``history`` reached."""
-    state["rungs"] = sorted(set(state.get("rungs", [])).union(
-        *(ladder.reached(row, players) for row in history)))
+    """The run's ``rungs``, with every rung an evaluation of ``history`` reached, in the
+    ladder's order (weakest first)."""
+    found = set(state.get("rungs", [])).union(*(ladder.reached(row, players) for row in history))
+    order = [name for name, _ in ladder.ladder(players)]
+    state["rungs"] = sorted(found, key=lambda n: (order.index(n) if n in order else len(order), n))
 
 
 def _tune(players: int, name: str, over: dict[str, Any], state: dict[str, Any], **run: Any):

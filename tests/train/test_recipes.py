@@ -263,6 +263,9 @@ def test_the_ladder_names_each_rung_and_what_reaches_it():
     with pytest.raises(ValueError, match="eval_agents must be 'ladder'"):
         ladder.eval_agents("ladder,gold", 2)
     assert ladder.eval_agents("best-2p, ppo-2p", 2) == ["best-2p", "ppo-2p"]
+    state = {"rungs": ["ppo-2p-race"]}  # the run's rungs: weakest first, whatever the order
+    recipes._add_rungs(state, [row, {"win_vs_best-2p": 0.6, "win_vs_ppo-2p-reg": 0.7}], 2)
+    assert state["rungs"] == ["gold", "ppo-2p-v1", "ppo-2p-race", "ppo-2p-reg", "best-2p"]
 
 
 def test_pfsp_draws_the_members_that_beat_the_learner_most():
