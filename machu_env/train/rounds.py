@@ -262,9 +262,8 @@ def _probes(agent: Path, out: Path, round_: int | str, probe_seeds: list[int],
 def _reuse_last_probes(out: Path, record: dict[str, Any], round_: int, probe_seeds: list[int],
                        verbose: bool) -> None:
     """A run resumed with room for more rounds: the last probes measured this round's start
-    on this round's seeds, so their folders are copied into the round's, not run again."""
-    import shutil
-
+    on this round's seeds, so their files are copied into the round's, not run again (each
+    file whole or not at all, the summary last: a copy cut short reads as unfinished)."""
     last = record.get("last_probes") or {}
     if last.get("agent") != agent_file(round_ - 1) \
             or [p["seed"] for p in last.get("probes", [])] != probe_seeds:
@@ -272,7 +271,10 @@ def _reuse_last_probes(out: Path, record: dict[str, Any], round_: int, probe_see
     for seed in probe_seeds:
         source, target = out / probe_folder("last", seed), out / probe_folder(round_, seed)
         if _finished(source) and not _finished(target):
-            shutil.copytree(source, target, dirs_exist_ok=True)
+            target.mkdir(parents=True, exist_ok=True)
+            names = sorted(f.name for f in source.iterdir() if f.is_file())
+            for name in sorted(names, key=lambda n: n == "summary.json"):
+                files.write_bytes(target / name, (source / name).read_bytes())
             _say(verbose, f"rounds: round {round_}: probe seed {seed} is the last probes' "
                           f"(the same agent and seed): {probe_folder('last', seed)}")
 

@@ -280,6 +280,18 @@ def test_a_run_resumed_with_more_time_reads_the_last_probes_as_the_next_rounds(t
     assert [r[1] for r in ran[-2:]] == [rounds.probe_folder("last", p["seed"])
                                         for p in last["probes"]]
     ran.clear()
+    seeds = [p["seed"] for p in last["probes"]]
+    real_write = rounds.files.write_bytes
+
+    def cut_at_the_summary(path, data):
+        if Path(path).name == "summary.json":
+            raise KeyboardInterrupt
+        return real_write(path, data)
+    monkeypatch.setattr(rounds.files, "write_bytes", cut_at_the_summary)
+    with pytest.raises(KeyboardInterrupt):  # a copy cut short reads as unfinished
+        rounds._reuse_last_probes(tmp_path, state["rounds"], 2, seeds, verbose=False)
+    assert not rounds._finished(tmp_path / rounds.probe_folder(2, seeds[0]))
+    monkeypatch.setattr(rounds.files, "write_bytes", real_write)
     rounds.run(recipe, tmp_path, state, train, scale=1.0, threads=1, verbose=False,
                save_state=lambda: None)
     record = state["rounds"]
