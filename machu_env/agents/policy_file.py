@@ -318,8 +318,9 @@ def save(path: str | Path, state_dict: dict[str, Any], config: dict[str, Any],
 
 def _write(path: Path, tensors: dict[str, Any], meta: dict[str, str], check) -> Path:
     """Write the file under a temporary name, read it back with ``check`` (what we write, we
-    can read), then move it into place: an interrupted save leaves the old file or none."""
-    from safetensors.torch import save_file
+    can read), then move it into place: an interrupted save leaves the old file or none. The
+    bytes are written as any file is (safetensors' own ``save_file`` makes it owner-only)."""
+    from safetensors.torch import save
 
     if path.is_dir():
         raise ValueError(f"{path} is a folder: give an agent file name ({SUFFIX})")
@@ -328,7 +329,7 @@ def _write(path: Path, tensors: dict[str, Any], meta: dict[str, str], check) -> 
     except (FileExistsError, NotADirectoryError):
         raise ValueError(f"cannot write {path}: a part of its folder is a file") from None
     with files.replacing(path) as tmp:
-        save_file(tensors, str(tmp), metadata=meta)
+        tmp.write_bytes(save(tensors, metadata=meta))
         check(read_bytes(tmp), str(path))
     return path
 

@@ -114,6 +114,17 @@ def test_a_file_replaced_at_the_same_path_is_read_again(tmp_path):
     assert (make_agent(f"policy:{path}").probabilities(game) == first).all()
 
 
+def test_a_saved_agent_file_has_the_permissions_of_any_new_file(tmp_path):
+    import os
+
+    tensors, config, info = policy_file.parse(shipped_policies()["ppo-2p"].read_bytes())
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")  # what this process's umask gives a new file
+    path = policy_file.save(tmp_path / "agent.safetensors", tensors, config, info)
+    assert os.stat(path).st_mode & 0o777 == os.stat(plain).st_mode & 0o777
+    assert policy_file.parse(path.read_bytes())[1] == config
+
+
 def test_finite_but_huge_weights_and_huge_metadata_numbers_are_refused_naming_the_file(tmp_path):
     from safetensors.torch import save_file
 
