@@ -272,8 +272,8 @@ def _reuse_last_probes(out: Path, record: dict[str, Any], round_: int, probe_see
         source, target = out / probe_folder("last", seed), out / probe_folder(round_, seed)
         if _finished(source) and not _finished(target):
             target.mkdir(parents=True, exist_ok=True)
-            names = sorted(f.name for f in source.iterdir() if f.is_file())
-            for name in sorted(names, key=lambda n: n == "summary.json"):
+            names = [f.name for f in source.iterdir() if f.is_file()]
+            for name in sorted(names, key=lambda n: (n == "summary.json", n)):
                 files.write_bytes(target / name, (source / name).read_bytes())
             _say(verbose, f"rounds: round {round_}: probe seed {seed} is the last probes' "
                           f"(the same agent and seed): {probe_folder('last', seed)}")
