@@ -39,8 +39,8 @@ def agents(
         _card(rows[0])
         return
     table = Table(title="Shipped agents (* recommended)", box=None, pad_edge=False)
-    for column in ("agent", "players", "vs gold", "probe", "rating", "rebuilt by"):
-        table.add_column(column)
+    for column in ("agent", "players", "vs gold", "probe", "rating", "rebuilt by recipe"):
+        table.add_column(column, no_wrap=column == "agent")
     for r in rows:
         head = f"{r['alias']} = {r['name']}" if r["alias"] else r["name"]
         table.add_row(("* " if r["recommended"] else "  ") + head, str(r["players"]),
@@ -60,9 +60,9 @@ def _share(measure) -> str:
 def _recipe(rebuilt_by: str | None) -> str:
     """The recipe that rebuilds an agent, in short (the card has the whole command)."""
     if not rebuilt_by:
-        return "no recipe"
+        return "—"
     words = rebuilt_by.split()
-    return f"--recipe {words[words.index('--recipe') + 1]}" if "--recipe" in words else "a command"
+    return words[words.index("--recipe") + 1] if "--recipe" in words[:-1] else "a command"
 
 
 def _card(r) -> None:

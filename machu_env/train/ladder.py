@@ -1,8 +1,8 @@
 """The strength ladder: the shipped agents a run is measured against, weakest first, each with
 the win share that counts as reaching it.
 
-    2 players: gold 95 % -> ppo-2p-v1 -> ppo-2p -> ppo-2p-race -> ppo-2p-reg -> best-2p (50 %
-    each)
+    2 players: gold 95 % -> ppo-2p-v1 -> ppo-2p -> ppo-2p-race -> ppo-2p-reg -> ppo-2p-avg ->
+    best-2p (50 % each)
     3 players: gold 90 % -> ppo-3p-v1 -> ppo-3p -> best-3p (a third each: break-even)
 
 ``machu train --eval-agents ladder`` plays the rungs above ``gold`` at every evaluation (the
@@ -21,7 +21,7 @@ from typing import Any
 from machu_env.train.evaluate import win_share
 
 GOLD_MARK = {2: 0.95, 3: 0.90, 4: 0.80, 5: 0.75}
-RUNGS = {2: ("ppo-2p-v1", "ppo-2p", "ppo-2p-race", "ppo-2p-reg", "best-2p"),
+RUNGS = {2: ("ppo-2p-v1", "ppo-2p", "ppo-2p-race", "ppo-2p-reg", "ppo-2p-avg", "best-2p"),
          3: ("ppo-3p-v1", "ppo-3p", "best-3p"), 4: ("best-4p",), 5: ("best-5p",)}
 MAX_AGENTS = 8
 

@@ -5,7 +5,8 @@ After a recipe's phases have chosen its agent, ``"rounds"`` in the recipe file h
     "rounds": {"count": 10, "minutes": 120, "timesteps": 6000000, "probe_steps": 1500000,
                "probe_games": 2000, "max_frozen": 6, "first_probes": 6,
                "keep": "least-exploitable",
-               "settings": {"clip_range": 0.1, "ent_coef": 0.01, "exploiter_share": 0.5}}
+               "settings": {"clip_range": 0.1, "ent_coef": 0.01, "exploiter_share": 0.5},
+               "late": {"from": 11, "timesteps": 3000000, "settings": {"learning_rate": 0.0001}}}
 
 Round ``r`` (1, 2, …) probes the current agent with two exploiters (``machu exploit``: warm-
 started from the agent, ``probe_steps`` steps against it alone, then ``probe_games`` games
@@ -13,7 +14,10 @@ against it; round 1 with ``first_probes``, 2 unless given, so that the first fin
 meets several exploiters), puts them frozen into the pool beside the newest earlier ones
 (``max_frozen`` in all, sharing ``exploiter_share`` of the ``self`` weight) and fine-tunes the
 agent ``timesteps`` steps with the recipe's defaults and the rounds' ``settings``
-(``OUT/rounds/round<r>/``; its start is not evaluated again). After the last round two more
+(``OUT/rounds/round<r>/``; its start is not evaluated again). ``late`` (optional) gives the
+rounds from its ``from`` on a fine-tune of their own: its ``timesteps`` (the rounds' unless
+given) and its ``settings`` over the rounds'. A fine-tune that moves less keeps the agent near
+the low points that the rounds reach. After the last round two more
 probes measure the last agent. Each probe uses seeds no other round of the run uses, so each
 round's probes also measure the agent it starts from: every agent of the stage has its
 exploitability on fresh seeds.
@@ -41,6 +45,7 @@ from typing import Any
 from machu_env.core import files
 
 KEEP = ("least-exploitable", "last")
+LATE = ("from", "timesteps", "settings")  # the keys of ``late``
 LIMITS = {"count": (1, 64), "minutes": (1, 7 * 24 * 60), "timesteps": (1, 10**10),
           "probe_steps": (1, 10**9), "probe_games": (10, 100_000), "max_frozen": (2, 16)}
 PROBES = 2  # exploiters per round (round 1: first_probes)
@@ -54,10 +59,10 @@ def check(spec: Any, where: str, config_of) -> dict[str, Any]:
     if not isinstance(spec, dict):
         raise ValueError(f"{here}: must be a JSON object ({', '.join(LIMITS)}, "
                          "first_probes, keep, settings)")
-    unknown = sorted(set(spec) - {*LIMITS, "first_probes", "keep", "settings"})
+    unknown = sorted(set(spec) - {*LIMITS, "first_probes", "keep", "settings", "late"})
     if unknown:
         raise ValueError(f"{here}: unknown keys {unknown} (allowed: {', '.join(LIMITS)}, "
-                         "first_probes, keep, settings)")
+                         "first_probes, keep, settings, late)")
     for key, (lo, hi) in [*LIMITS.items(), ("first_probes", FIRST_PROBES)]:
         value = spec.get(key, PROBES) if key == "first_probes" else spec.get(key)
         if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
@@ -68,7 +73,32 @@ def check(spec: Any, where: str, config_of) -> dict[str, Any]:
     if not isinstance(spec.get("settings", {}), dict):
         raise ValueError(f"{here}: settings must be a JSON object of machu train settings")
     config_of(spec.get("settings", {}), here)
+    if "late" in spec:
+        _check_late(spec, here, config_of)
     return spec
+
+
+def _check_late(spec: dict[str, Any], here: str, config_of) -> None:
+    late, here = spec["late"], f"{here}, late"
+    if not isinstance(late, dict) or set(late) - set(LATE) or "from" not in late:
+        raise ValueError(f"{here}: must be a JSON object with from and, if wanted, timesteps "
+                         f"and settings, got {late!r}")
+    for key, (lo, hi) in (("from", (2, spec["count"])), ("timesteps", LIMITS["timesteps"])):
+        value = late.get(key, spec["timesteps"])
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            raise ValueError(f"{here}: {key} must be an int in {lo}..{hi}, got {value!r}")
+    if not isinstance(late.get("settings", {}), dict):
+        raise ValueError(f"{here}: settings must be a JSON object of machu train settings")
+    config_of({**spec.get("settings", {}), **late.get("settings", {})}, here)
+
+
+def fine_tune(spec: dict[str, Any], round_: int) -> tuple[int, dict[str, Any]]:
+    """Round ``round_``'s fine-tune: its steps and settings (``late``'s from its round on)."""
+    late = spec.get("late")
+    if late is None or round_ < late["from"]:
+        return spec["timesteps"], spec.get("settings", {})
+    return late.get("timesteps", spec["timesteps"]), {**spec.get("settings", {}),
+                                                     **late.get("settings", {})}
 
 
 def seeds(run_seed: int, round_: int, probes: int = PROBES) -> tuple[int, list[int]]:
@@ -159,11 +189,13 @@ def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: 
         probes = _probes(agent, out, r, probe_seeds, spec, players, threads, verbose)
         frozen = ([f for d in record["done"] for f in d["exploiters"]]
                   + [p["exploiter"] for p in probes])[-spec["max_frozen"]:]
-        _say(verbose, f"rounds: round {r} of {spec['count']}: fine-tune {spec['timesteps']:,} "
-                      f"steps against the pool and {len(frozen)} frozen exploiters")
-        summary = train(spec.get("settings", {}), str(agent),
-                        ",".join(str(out / f) for f in frozen), tune_seed,
-                        (out / agent_file(r)).parent, spec["timesteps"],
+        steps, settings = fine_tune(spec, r)
+        _say(verbose, f"rounds: round {r} of {spec['count']}: fine-tune {steps:,} steps against "
+                      f"the pool and {len(frozen)} frozen exploiters"
+                      + (" (a late round's settings)" if "late" in spec
+                         and r >= spec["late"]["from"] else ""))
+        summary = train(settings, str(agent), ",".join(str(out / f) for f in frozen),
+                        tune_seed, (out / agent_file(r)).parent, steps,
                         elapsed=state.get("elapsed_seconds", 0.0) + before
                         + time.perf_counter() - t0)
         agent = out / agent_file(r)

@@ -26,7 +26,8 @@ from machu_env.agents import catalogue as cat
 from machu_env.bench.machine import describe
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = {2: "ppo-2p-avg,ppo-2p-reg,ppo-2p-race,ppo-2p,ppo-2p-v2,ppo-2p-v1,gold,builder,random",
+TABLES = {2: "ppo-2p-rounds,ppo-2p-avg,ppo-2p-reg,ppo-2p-race,ppo-2p,ppo-2p-v2,ppo-2p-v1,gold,"
+             "builder,random",
           3: "ppo-3p-recipe,ppo-3p-race,ppo-3p,ppo-3p-v1,gold,builder,random",
           4: "ppo-4p,ppo-5p,ppo-3p,gold,builder,random",
           5: "ppo-5p,ppo-4p,ppo-3p,gold,builder,random"}

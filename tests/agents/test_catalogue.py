@@ -88,7 +88,7 @@ def test_machu_agents_is_a_line_per_agent_and_a_card_by_name(capsys):
     out = capsys.readouterr().out.splitlines()
     assert len(out) <= 25 and len([line for line in out if "%" in line]) == len(ROWS)
     assert any(line.lstrip("* ").startswith(f"best-3p = {catalogue.resolve('best-3p')}")
-               and "--recipe best-3p" in line for line in out)
+               and line.split()[-1] == "best-3p" for line in out)  # the recipe
     assert main(["agents", "best-3p"]) == 0
     card = capsys.readouterr().out
     assert card.startswith(f"best-3p = {catalogue.resolve('best-3p')}")

@@ -65,7 +65,8 @@ def test_exploit_ends_with_its_verdict_placed_among_the_shipped_probes(tmp_path,
         "(break-even 50%), margin +21.4 points: a fresh exploiter beats it more often than "
         "break-even")
     shipped = probe_verdict.shipped_probes(2)
-    assert len(shipped) >= 3 and shipped[0][0].startswith("best-2p")
+    assert len(shipped) >= 3 and [v for _, v in shipped] == sorted(v for _, v in shipped)
+    assert any(name.startswith("best-2p (") for name, _ in shipped)  # named by its alias too
     assert out[1].startswith("the shipped 2-player agents' probes (1.5M steps")
     assert "this one is between" in out[1] or "every shipped agent" in out[1]
     assert "a short probe: 212,992 steps where the protocol trains 1,500,000" in out[2]

@@ -32,7 +32,7 @@ NOT_RUN = {  # a command containing this is only parsed, never run: why
     "--ray": "needs a Ray instance or cluster: tests/project/test_ray.py runs the same calls",
     "rllib_ppo": "RLlib training: tests/envs/test_rllib.py runs it",
     "rllib:": "needs the RLlib run above",
-    "best-2p-rounds": "ten rounds of the recipe's size after the phases: "
+    "best-2p-rounds": "fourteen rounds of the recipe's size after the phases: "
                       "tests/train/test_recipe_rounds.py runs a small recipe with rounds",
 }
 

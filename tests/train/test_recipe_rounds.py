@@ -190,6 +190,29 @@ def test_round_one_probes_and_freezes_first_probes_exploiters(tmp_path, monkeypa
     assert "rounds.done[0]" in rounds.check_record(record, {**spec, "first_probes": 2})
 
 
+def test_the_late_rounds_fine_tune_with_their_own_steps_and_settings(tmp_path, monkeypatch,
+                                                                     capsys):
+    (tmp_path / "agent.safetensors").write_bytes(b"start")
+    monkeypatch.setattr(rounds, "_probes", lambda agent, out, r, seeds, *a: [
+        {"seed": seed, "exploiter_win_share": 0.7,
+         "exploiter": f"{rounds.probe_folder(r, seed)}/exploiter.safetensors"} for seed in seeds])
+    tunes = []
+
+    def train(settings, init, pool, seed, folder, steps, elapsed):
+        tunes.append((steps, settings))
+        return {"timesteps": steps, "final_eval": {"win_vs_gold": 1.0}}
+    late = {"from": 3, "timesteps": 512, "settings": {"learning_rate": 0.0001}}
+    spec = {**ROUNDS, "count": 4, "late": late}
+    rounds.run({"players": 2, "rounds": spec}, tmp_path, {"seed": 1}, train, scale=1.0,
+               threads=1, verbose=True, save_state=lambda: None)
+    assert tunes[:2] == [(1024, ROUNDS["settings"])] * 2
+    assert tunes[2:] == [(512, {**ROUNDS["settings"], "learning_rate": 0.0001})] * 2
+    said = [line for line in capsys.readouterr().out.splitlines() if "fine-tune" in line]
+    assert said[1].endswith("2 frozen exploiters")
+    assert said[2].endswith("fine-tune 512 steps against the pool and 2 frozen exploiters "
+                            "(a late round's settings)")
+
+
 @pytest.mark.parametrize("change,words", [
     (lambda r: r["rounds"].update(count=0), "rounds: count must be an int in 1..64"),
     (lambda r: r["rounds"].update(max_frozen=1), "max_frozen must be an int in 2..16"),
@@ -200,6 +223,12 @@ def test_round_one_probes_and_freezes_first_probes_exploiters(tmp_path, monkeypa
     (lambda r: r["rounds"]["settings"].update(imitate="ppo-2p"), "imitate must be empty"),
     (lambda r: r["rounds"]["settings"].update(frozen="ppo-2p"), "cannot be set by a recipe"),
     (lambda r: r.update(rounds=[1]), "rounds: must be a JSON object"),
+    (lambda r: r["rounds"].update(late={"from": 1}), "late: from must be an int in 2..2"),
+    (lambda r: r["rounds"].update(late={"from": 2, "steps": 9}), "late: must be a JSON object"),
+    (lambda r: r["rounds"].update(late={"from": 2, "timesteps": 0}),
+     "late: timesteps must be an int in 1..10000000000"),
+    (lambda r: r["rounds"].update(late={"from": 2, "settings": {"learning_rate": "slow"}}),
+     "late: setting 'learning_rate' must be a float"),
     (lambda r: r.update(base="best-9p"), "base must name another shipped recipe"),
 ])
 def test_a_bad_rounds_object_is_refused_in_words(change, words, tmp_path, capsys):

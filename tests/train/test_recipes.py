@@ -255,7 +255,8 @@ def test_a_recipe_stopped_in_a_phase_resumes_where_it_stopped(tmp_path, monkeypa
 
 def test_the_ladder_names_each_rung_and_what_reaches_it():
     assert ladder.ladder(2) == [("gold", 0.95), ("ppo-2p-v1", 0.5), ("ppo-2p", 0.5),
-                                ("ppo-2p-race", 0.5), ("ppo-2p-reg", 0.5), ("best-2p", 0.5)]
+                                ("ppo-2p-race", 0.5), ("ppo-2p-reg", 0.5), ("ppo-2p-avg", 0.5),
+                                ("best-2p", 0.5)]
     assert [n for n, _ in ladder.ladder(3)] == ["gold", "ppo-3p-v1", "ppo-3p", "best-3p"]
     row = {"win_vs_gold": 0.96, "win_vs_ppo-2p-v1": 0.51, "win_vs_ppo-2p": 0.49,
            "win_vs_ppo-2p-race": float("nan")}
@@ -264,8 +265,10 @@ def test_the_ladder_names_each_rung_and_what_reaches_it():
         ladder.eval_agents("ladder,gold", 2)
     assert ladder.eval_agents("best-2p, ppo-2p", 2) == ["best-2p", "ppo-2p"]
     state = {"rungs": ["ppo-2p-race"]}  # the run's rungs: weakest first, whatever the order
-    recipes._add_rungs(state, [row, {"win_vs_best-2p": 0.6, "win_vs_ppo-2p-reg": 0.7}], 2)
-    assert state["rungs"] == ["gold", "ppo-2p-v1", "ppo-2p-race", "ppo-2p-reg", "best-2p"]
+    recipes._add_rungs(state, [row, {"win_vs_best-2p": 0.6, "win_vs_ppo-2p-reg": 0.7,
+                                     "win_vs_ppo-2p-avg": 0.55}], 2)
+    assert state["rungs"] == ["gold", "ppo-2p-v1", "ppo-2p-race", "ppo-2p-reg", "ppo-2p-avg",
+                              "best-2p"]
 
 
 def test_pfsp_draws_the_members_that_beat_the_learner_most():
