@@ -58,7 +58,7 @@ def check(spec: Any, where: str, config_of) -> dict[str, Any]:
     here = f"{where}, rounds"
     if not isinstance(spec, dict):
         raise ValueError(f"{here}: must be a JSON object ({', '.join(LIMITS)}, "
-                         "first_probes, keep, settings)")
+                         "first_probes, keep, settings, late)")
     unknown = sorted(set(spec) - {*LIMITS, "first_probes", "keep", "settings", "late"})
     if unknown:
         raise ValueError(f"{here}: unknown keys {unknown} (allowed: {', '.join(LIMITS)}, "

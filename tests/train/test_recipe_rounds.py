@@ -163,11 +163,16 @@ def test_the_rounds_stop_at_their_time_budget_and_still_probe_the_last_agent(tmp
     assert (tmp_path / rounds.agent_file(0)).read_bytes() == b"start"
 
 
-def test_round_one_probes_and_freezes_first_probes_exploiters(tmp_path, monkeypatch):
+def _start_without_probes(tmp_path: Path, monkeypatch) -> None:
+    """A stage's start file, and probes that only say 70 % (no exploiter trains)."""
     (tmp_path / "agent.safetensors").write_bytes(b"start")
     monkeypatch.setattr(rounds, "_probes", lambda agent, out, r, seeds, *a: [
         {"seed": seed, "exploiter_win_share": 0.7,
          "exploiter": f"{rounds.probe_folder(r, seed)}/exploiter.safetensors"} for seed in seeds])
+
+
+def test_round_one_probes_and_freezes_first_probes_exploiters(tmp_path, monkeypatch):
+    _start_without_probes(tmp_path, monkeypatch)
     frozen = []
 
     def train(settings, init, pool, seed, folder, steps, elapsed):
@@ -192,10 +197,7 @@ def test_round_one_probes_and_freezes_first_probes_exploiters(tmp_path, monkeypa
 
 def test_the_late_rounds_fine_tune_with_their_own_steps_and_settings(tmp_path, monkeypatch,
                                                                      capsys):
-    (tmp_path / "agent.safetensors").write_bytes(b"start")
-    monkeypatch.setattr(rounds, "_probes", lambda agent, out, r, seeds, *a: [
-        {"seed": seed, "exploiter_win_share": 0.7,
-         "exploiter": f"{rounds.probe_folder(r, seed)}/exploiter.safetensors"} for seed in seeds])
+    _start_without_probes(tmp_path, monkeypatch)
     tunes = []
 
     def train(settings, init, pool, seed, folder, steps, elapsed):
