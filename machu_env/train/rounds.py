@@ -16,8 +16,8 @@ meets several exploiters), puts them frozen into the pool beside the newest earl
 agent ``timesteps`` steps with the recipe's defaults and the rounds' ``settings``
 (``OUT/rounds/round<r>/``; its start is not evaluated again). ``late`` (optional) gives the
 rounds from its ``from`` on a fine-tune of their own: its ``timesteps`` (the rounds' unless
-given) and its ``settings`` over the rounds'. A fine-tune that moves less keeps the agent near
-the low points that the rounds reach. After the last round two more
+given) and its ``settings`` over the rounds' (``best-2p-rounds``: a fine-tune that moves less,
+so that the agent stays nearer the low points the rounds reach). After the last round two more
 probes measure the last agent. Each probe uses seeds no other round of the run uses, so each
 round's probes also measure the agent it starts from: every agent of the stage has its
 exploitability on fresh seeds.
