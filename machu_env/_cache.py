@@ -72,9 +72,9 @@ def _refusal(folder: Path) -> str | None:
         if folder.exists() or folder.is_symlink():
             if not folder.is_dir():
                 return "a file, not a folder"
-            if _shared(folder) and not _private(folder):
-                return ("under the shared temp folder but not a folder of this user's that "
-                        "others cannot write")
+            if not _private(folder):  # (anywhere: /dev/shm/x, 0777, is as open as /tmp)
+                return ("not a folder of this user's that others cannot write (numba's index "
+                        "files are pickles: another user could plant code there)")
             return None if os.access(folder, os.W_OK | os.X_OK) else "not writable"
         parent = folder.parent
         while not parent.exists():
@@ -94,8 +94,8 @@ def _writable(folder: Path) -> bool:
     if _refusal(folder) is not None:
         return False
     try:
-        folder.mkdir(mode=0o700 if _shared(folder) else 0o777, parents=True, exist_ok=True)
-        if _shared(folder) and not _private(folder):
+        folder.mkdir(mode=0o700 if _shared(folder) else 0o755, parents=True, exist_ok=True)
+        if not _private(folder):
             return False
         tempfile.TemporaryFile(dir=folder).close()
         return True

@@ -69,12 +69,8 @@ def connect(address: str) -> bool:
     target = _host_port(address)
     if ray.is_initialized():
         return False
-    if target is not None:  # fail fast where nothing listens (ray.init would wait minutes)
-        try:
-            socket.create_connection(target, timeout=CONNECT_TIMEOUT).close()
-        except OSError as e:
-            raise ValueError(f"cannot reach the Ray cluster at {address!r}: nothing answered "
-                             f"within {CONNECT_TIMEOUT:.0f} s ({e.strerror or e})") from None
+    if target is not None:  # fail fast where nothing listens or something else does (ray.init
+        _check_grpc(address, target)  # would retry for many minutes)
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address == "local":
         options["include_dashboard"] = False
@@ -83,6 +79,34 @@ def connect(address: str) -> bool:
     except (ConnectionError, ValueError, RuntimeError) as e:
         raise ValueError(f"cannot reach the Ray cluster at {address!r}: {e}") from None
     return True
+
+
+# an HTTP/2 client's connection preface and an empty SETTINGS frame (RFC 9113, 3.4)
+_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def _check_grpc(address: str, target: tuple[str, int]) -> None:
+    """A Ray head (its GCS, or the Ray client server) speaks gRPC, which is HTTP/2: its first
+    frame is SETTINGS. ValueError in words, within ``CONNECT_TIMEOUT``, where nothing accepts
+    the connection or what answers is not HTTP/2 (an HTTP/1 web server, a database)."""
+    try:
+        with socket.create_connection(target, timeout=CONNECT_TIMEOUT) as sock:
+            sock.settimeout(CONNECT_TIMEOUT)
+            sock.sendall(_PREFACE)
+            head = b""
+            while len(head) < 9:
+                part = sock.recv(9 - len(head))
+                if not part:
+                    break
+                head += part
+    except TimeoutError:
+        head = b""
+    except OSError as e:
+        raise ValueError(f"cannot reach the Ray cluster at {address!r}: nothing answered "
+                         f"within {CONNECT_TIMEOUT:.0f} s ({e.strerror or e})") from None
+    if len(head) < 9 or head[3] != 4:
+        raise ValueError(f"{address!r} is not a Ray cluster: something listens there but does "
+                         f"not answer as Ray's gRPC server does (within {CONNECT_TIMEOUT:.0f} s)")
 
 
 def cluster_cpus() -> int:

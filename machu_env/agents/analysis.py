@@ -25,12 +25,12 @@ Sun Clock placements and acquisitions side by side.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from machu_env.core import files
 from machu_env.core.records import read_record, replay
 from machu_env.rules.data import ICONS
 
@@ -257,5 +257,5 @@ def write(summary: dict[str, Any], out: Path) -> list[Path]:
     """``analysis.json`` and ``analysis.png`` under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     data = out / "analysis.json"
-    data.write_text(json.dumps(summary, indent=1))
+    files.write_json(data, summary, indent=1)
     return [data, plot(summary, out / "analysis.png")]

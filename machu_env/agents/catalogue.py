@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from machu_env.core import files
+
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 CATALOGUE = CHECKPOINTS / "catalogue.json"
 MEASURES = ("vs_gold", "vs_replaced", "probe", "rating")
@@ -23,11 +25,15 @@ NO_RECIPE = ("no recipe rebuilds it: trained before the recipes existed (its com
 
 def _header(path: Path) -> dict[str, Any]:
     """The ``__metadata__`` of a safetensors file, read from its JSON header alone."""
-    with path.open("rb") as f:
-        size = int.from_bytes(f.read(8), "little")
-        if not 0 < size <= 1_000_000:
-            raise ValueError(f"{path.name}: not a safetensors file")
-        header = json.loads(f.read(size))
+    from machu_env.agents.policy_file import MAX_FILE_BYTES
+
+    data = files.read_bytes(path, MAX_FILE_BYTES)
+    size = int.from_bytes(data[:8], "little")
+    if not 0 < size <= min(1_000_000, len(data) - 8):
+        raise ValueError(f"{path.name}: not a safetensors file")
+    header = files.parse_json(data[8:8 + size], path.name)
+    if not isinstance(header, dict):
+        raise ValueError(f"{path.name}: not a safetensors file")
     meta = header.get("__metadata__") or {}
     return meta if isinstance(meta, dict) else {}
 
@@ -38,7 +44,7 @@ def shipped_policies() -> dict[str, Path]:
 
 
 def _measurements() -> dict[str, Any]:
-    return json.loads(CATALOGUE.read_text())
+    return files.read_json(CATALOGUE, limit=4_000_000)
 
 
 def aliases() -> dict[str, str]:

@@ -87,15 +87,16 @@ PICKLE_WARNING = (
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """A policy file's bytes (size-capped); ValueError for a missing or oversized file."""
+    """A policy file's bytes (size-capped, a regular file only); ValueError for a missing,
+    oversized or irregular file."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no policy file at {path} (expected a {SUFFIX} agent file)")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise ValueError(f"{path} is {size / 2**20:.0f} MiB: agent files are at most "
-                         f"{MAX_FILE_BYTES // 2**20} MiB")
-    return path.read_bytes()
+    try:
+        return files.read_bytes(path, MAX_FILE_BYTES)
+    except files.FileRefused as e:
+        raise ValueError(f"{e} (agent files are at most {MAX_FILE_BYTES // 2**20} MiB)") \
+            from None
 
 
 def digest(data: bytes) -> str:
@@ -324,14 +325,13 @@ def _write(path: Path, tensors: dict[str, Any], meta: dict[str, str], check) -> 
 
     if path.is_dir():
         raise ValueError(f"{path} is a folder: give an agent file name ({SUFFIX})")
+    data = save(tensors, metadata=meta)
+    check(data, str(path))  # (what we write, we can read)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
+        files.make_folder(path.parent)
+    except ValueError:
         raise ValueError(f"cannot write {path}: a part of its folder is a file") from None
-    with files.replacing(path) as tmp:
-        tmp.write_bytes(save(tensors, metadata=meta))
-        check(read_bytes(tmp), str(path))
-    return path
+    return files.write_bytes(path, data)
 
 
 def save_population(path: str | Path, members: list[tuple[dict[str, Any], dict[str, Any],

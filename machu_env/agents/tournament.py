@@ -28,6 +28,7 @@ from typing import Any
 from machu_env.agents import make_agent, shipped_policy
 from machu_env.agents.seatings import seatings  # noqa: F401  (re-exported)
 from machu_env.agents.standings import summarise
+from machu_env.core import files as whole_files
 from machu_env.core.checks import check_decisions
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 from machu_env.core.records import game_record
@@ -101,10 +102,9 @@ def _local_copy(path: str, data: bytes) -> str:
 
     digest = hashlib.sha256(data).hexdigest()
     local = private_temp_folder("agents") / (digest + Path(path).suffix)
-    if not (local.is_file() and hashlib.sha256(local.read_bytes()).hexdigest() == digest):
-        part = local.with_suffix(f".{os.getpid()}.part")
-        part.write_bytes(data)
-        part.replace(local)
+    if not (local.is_file() and hashlib.sha256(
+            whole_files.read_bytes(local, len(data), links=False)).hexdigest() == digest):
+        whole_files.write_bytes(local, data)
     return str(local)
 
 
@@ -177,7 +177,9 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
         if workers is None:
             workers = cluster_cpus()
         # agent files are read here, on the driver, and shipped once to the object store
-        files = require_ray().put({path: Path(path).read_bytes()
+        from machu_env.agents.policy_file import read_bytes
+
+        files = require_ray().put({path: read_bytes(path)
                                    for path in agent_file_paths(agents)})
     elif workers is None:
         workers = 1
@@ -203,9 +205,9 @@ def run_tournament(agents: Sequence[str], num_players: int, games: int, *, seed:
         for r in _play_in_order(jobs, workers, ray):
             if records_dir is not None:
                 stem = records_dir / f"game_{r['index']:05d}"
-                stem.with_suffix(".json").write_text(json.dumps(r["record"]))
+                whole_files.write_text(stem.with_suffix(".json"), json.dumps(r["record"]))
                 if html:
-                    stem.with_suffix(".html").write_text(html_replay(r["record"]))
+                    whole_files.write_text(stem.with_suffix(".html"), html_replay(r["record"]))
             r["record"] = None
             if bar:
                 bar.update()

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import random
@@ -28,6 +27,7 @@ import numba
 import numpy as np
 
 from machu_env.bench.timing import compile_times, game_play_rate
+from machu_env.core import files
 
 PLAYERS = 3
 
@@ -322,7 +322,7 @@ def main(argv: list[str] | None = None) -> None:
     numba.set_num_threads(threads)
 
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "results.json").write_text(json.dumps(res, indent=2))
+    files.write_json(args.out / "results.json", res)
     _plot(res, args.out / "scaling.png")
     for line in beside_the_docs(res):
         print(line)
@@ -338,7 +338,7 @@ def beside_the_docs(res: dict, reference: Path = REFERENCE) -> list[str]:
     """This machine's headline rows beside the figures the docs show (the reference results
     file's machine and date), as ratios; nothing where that file is not at hand."""
     try:
-        ref = json.loads(reference.read_text())
+        ref = files.read_json(reference, limit=4_000_000)
     except (OSError, ValueError):
         return []
     lines = [f"beside the docs' figures ({ref.get('machine', '?')}, {ref.get('date', '?')}):"]

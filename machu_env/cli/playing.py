@@ -19,6 +19,7 @@ from machu_env.cli.options import (
     output_file,
     refuse_overwrite,
 )
+from machu_env.core import files
 from machu_env.core.checks import MAX_SEED
 from machu_env.core.game import Game
 from machu_env.core.records import read_record, save_record
@@ -176,7 +177,7 @@ def replay(
             page = html_replay(data, who, title=f"Machu Picchu replay: {file.name}")
         except ValueError as e:
             raise typer.BadParameter(str(e), param_hint="--view") from None
-        html.write_text(page, encoding="utf-8")
+        files.write_text(html, page)
         console.print(f"wrote {html} ({len(final.history)} decisions)")
         return
     game = final.initial()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import shutil
 from pathlib import Path
 
 import typer
@@ -100,9 +99,7 @@ def exploit(
             summary = run_exploit(agent, players, steps, seed, out, eval_games, eval_every,
                                   settings, trust_pickle=trust_pickle, ray=ray, workers=workers,
                                   sampled=sampled, cold=cold, eval_at=at, reward=reward)
-    except BaseException as e:  # a failed or interrupted probe leaves no outputs
-        if out is not None:
-            remove_outputs(out, existed, EXPLOIT_OUTPUTS)
+    except BaseException as e:  # (a failed or stopped probe removes what it wrote: exploit)
         if isinstance(e, (ValueError, ImportError)):
             raise typer.BadParameter(str(e)) from None
         raise
@@ -116,21 +113,6 @@ def exploit(
 
 EXPLOIT_OUTPUTS = ("curve.csv", "curve.png", "exploiter.safetensors", "summary.json",
                    "member_*")
-
-
-def remove_outputs(out: Path, existed: bool, names: tuple[str, ...]) -> None:
-    """What a stopped command wrote in ``out``: the folder itself where the command created
-    it, else only the files (and folders) named by ``names``' patterns (the command refused
-    a folder that held any of them before it started)."""
-    if not existed:
-        shutil.rmtree(out, ignore_errors=True)
-        return
-    for pattern in names:
-        for path in out.glob(pattern):
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                path.unlink(missing_ok=True)
 
 
 PPO_OPTIONS = ("n_envs", "n_steps", "batch_size", "n_epochs", "precision", "cut_as_loss")

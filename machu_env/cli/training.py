@@ -79,12 +79,13 @@ def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = Fal
     owned = [k for k in TrainConfig().__dict__ if k in given and k not in RECIPE_OPTIONS]
     if owned:
         named = ", ".join("--" + g.replace("_", "-") for g in owned)
-        allowed = ", ".join("--" + o for o in RECIPE_OPTIONS[1:])
+        allowed = ", ".join("--" + o.replace("_", "-") for o in RECIPE_OPTIONS[1:])
         raise typer.BadParameter(f"--recipe sets its own settings: {named} cannot be given "
                                  f"with it (allowed: {allowed}, --resume)", param_hint="--recipe")
     steps = options["timesteps"] if "timesteps" in given else 0
     try:
-        recipes.load(options["recipe"])  # (a bad name or file: one line, before compiling)
+        recipe = recipes.load(options["recipe"])  # (a bad file: one line, before compiling;
+        # read once: an edit of the file during the run changes nothing)
         compile_first("train")
         with work_output(as_json):
             summary = recipes.run(options["recipe"], options["out"], seed=options["seed"],
@@ -92,11 +93,10 @@ def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = Fal
                                   threads=options["threads"], device=options["device"],
                                   resume=resume, overlap=options["overlap"],
                                   ray=options["ray"], rollout_workers=options["rollout_workers"],
-                                  machine_class=options["machine_class"])
+                                  machine_class=options["machine_class"], recipe=recipe)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
-    finish(summary, recipe_lines(summary, options["out"], recipes.load(options["recipe"])
-                                 ["players"]), as_json)
+    finish(summary, recipe_lines(summary, options["out"], recipe["players"]), as_json)
 
 
 def recipe_help() -> str:

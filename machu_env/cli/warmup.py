@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from machu_env.core import files
 from machu_env.core.heartbeat import beating
 
 
@@ -61,7 +62,7 @@ def _batch() -> None:
             rng = np.random.default_rng(0)
             for _ in range(60):
                 masks = env.action_masks()
-                env.advance(env.checked_actions(
+                env.advance_unchecked(env.checked_actions(
                     np.array([rng.choice(np.flatnonzero(m)) for m in masks])))
 
 
@@ -116,8 +117,9 @@ def _warm(part: str) -> bool:
     hand is compiled again, not trusted)."""
     mark = _mark(part)
     try:
-        recorded = [n for n in mark.read_text().split("\n") if n]
-    except (OSError, AttributeError, UnicodeDecodeError):  # (no mark, or no cache at all)
+        text = files.read_text(mark, 10_000_000, links=False)
+        recorded = [n for n in text.split("\n") if n]
+    except (ValueError, AttributeError, TypeError):  # (no mark, or no cache at all)
         return False
     from machu_env._cache import cache_dir
 

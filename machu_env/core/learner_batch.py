@@ -161,9 +161,42 @@ class LearnerBatch:
     # --- read -----------------------------------------------------------------------------------
     def observe(self, obs_out: np.ndarray, masks_out: np.ndarray) -> None:
         """Write every game's learner observation and legal mask into the given arrays
-        (for instance the rows of a rollout buffer: no copy)."""
+        (for instance the rows of a rollout buffer: no copy): ``obs_out`` float32 of shape
+        (N, obs_size), ``masks_out`` bool of shape (N, NUM_ACTIONS), both C-contiguous and
+        writable; ValueError otherwise (nothing is written)."""
+        self._check_out("obs_out", obs_out, np.float32, self.obs_size)
+        self._check_out("masks_out", masks_out, np.bool_, NUM_ACTIONS)
+        self.observe_unchecked(obs_out, masks_out)
+
+    def observe_unchecked(self, obs_out: np.ndarray, masks_out: np.ndarray) -> None:
+        """``observe`` without the checks, for a caller whose arrays are built to fit (the
+        trainer's rollout buffer): a wrong array here corrupts memory."""
         K.observe_seats(self.states, self.seats, obs_out)
         K.legal_mask(self._bufs, self._counts, masks_out)
+
+    def _check_out(self, name: str, arr: Any, dtype: Any, width: int, rows: int = -1) -> None:
+        shape = (self.num_envs if rows < 0 else rows, width)
+        if not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.shape != shape \
+                or not arr.flags.c_contiguous or not arr.flags.writeable:
+            got = f"a {arr.dtype} array of shape {arr.shape}" if isinstance(arr, np.ndarray) \
+                else type(arr).__name__
+            raise ValueError(f"{name} must be a writable C-contiguous {np.dtype(dtype).name} "
+                             f"array of shape {shape}; got {got}")
+
+    def _games(self, games: Any) -> np.ndarray:
+        """``games`` as int64 row numbers, each in 0..N-1 once; ValueError otherwise."""
+        arr = np.asarray(games)
+        n = self.num_envs
+        if arr.ndim != 1 or arr.dtype == np.bool_ or not (
+                arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+            raise ValueError(f"games must be a 1-D integer array of game numbers 0..{n - 1}; "
+                             f"got a {arr.dtype} array of shape {arr.shape}")
+        if arr.size and (arr.min() < 0 or arr.max() >= n):
+            raise ValueError(f"games must be game numbers in 0..{n - 1}; got "
+                             f"{int(arr.min()) if arr.min() < 0 else int(arr.max())}")
+        if np.unique(arr).size != arr.size:
+            raise ValueError("games must name each game at most once")
+        return arr.astype(np.int64)
 
     def observations(self) -> np.ndarray:
         """(N, obs_size) float32: a new array of the learners' observations."""
@@ -178,16 +211,25 @@ class LearnerBatch:
 
     def first_legal(self, games: np.ndarray) -> np.ndarray:
         """The lowest legal action id of each of ``games`` (a stand-in action)."""
-        return self._bufs[games, 0].copy()
+        return self._bufs[self._games(games), 0].copy()
 
     def random_legal(self, rngs: np.ndarray, out: np.ndarray) -> None:
-        """A uniformly random legal action per game into ``out``, drawn from ``rngs`` (the
-        caller's streams: no game changes)."""
+        """A uniformly random legal action per game into ``out`` (int32, shape (N,)), drawn
+        from ``rngs`` (the caller's streams, as ``engine.rng.seed_streams`` makes them: no
+        game changes)."""
+        like = K.seed_streams(0, 1)
+        if not isinstance(rngs, np.ndarray) or rngs.dtype != like.dtype \
+                or rngs.shape != (self.num_envs, *like.shape[1:]) or not rngs.flags.writeable:
+            raise ValueError(f"rngs must be {self.num_envs} streams of seed_streams "
+                             f"({like.dtype}, shape {(self.num_envs, *like.shape[1:])})")
+        if not isinstance(out, np.ndarray) or out.dtype != np.int32 \
+                or out.shape != (self.num_envs,) or not out.flags.writeable:
+            raise ValueError(f"out must be a writable int32 array of shape ({self.num_envs},)")
         K.random_legal(self._bufs, self._counts, rngs, out)
 
     def terminal(self, games: np.ndarray) -> np.ndarray:
         """The last learner observations of the games ``games`` ended at the last step."""
-        return self._terminal[games].copy()
+        return self._terminal[self._games(games)].copy()
 
     def game(self, i: int) -> Game:
         """A ``Game`` copy of row ``i`` (for inspection and rendering)."""
@@ -206,12 +248,35 @@ class LearnerBatch:
         refuse_illegal(self._bufs, self._counts, a, "learner action", "use action_masks()")
         return a
 
-    def advance(self, actions: np.ndarray, games: np.ndarray | None = None) -> StepResult:
-        """One learner decision in every game (``actions``: legal int32 ids, as checked by
-        ``checked_actions``), the opponents' replies, and the restart of finished games;
-        observations are read afterwards with ``observe``. ``games``: step only these (their
-        actions are ``actions[games]``)."""
-        every = np.arange(self.num_envs) if games is None else np.asarray(games, np.int64)
+    def advance(self, actions: Any, games: Any = None) -> StepResult:
+        """One learner decision in every game (``actions``: a legal action id per game), the
+        opponents' replies, and the restart of finished games; observations are read
+        afterwards with ``observe``. ``games``: step only these game numbers (their actions
+        are ``actions[games]``, the others' are ignored). ValueError naming the games where an
+        id is out of range or not legal (nothing changes)."""
+        every = np.arange(self.num_envs) if games is None else self._games(games)
+        a = action_array(actions, self.num_envs, "actions")
+        stepped = np.zeros(self.num_envs, dtype=np.bool_)
+        stepped[every] = True
+        self._check_legal(a, stepped)
+        return self.advance_unchecked(a, every)
+
+    def _check_legal(self, actions: np.ndarray, stepped: np.ndarray) -> None:
+        """ValueError naming the stepped games whose action is not legal (no copy of rows)."""
+        bad = np.zeros(self.num_envs, dtype=np.int8)
+        K.illegal_games(self._bufs, self._counts, actions, bad)
+        games = np.flatnonzero(bad.astype(np.bool_) & stepped)
+        if games.size:
+            shown = ", ".join(f"game {i}: {int(actions[i])}" for i in games[:10])
+            raise ValueError(f"illegal learner action in {games.size} game(s): {shown}; use "
+                             "action_masks()")
+
+    def advance_unchecked(self, actions: np.ndarray, games: np.ndarray | None = None
+                          ) -> StepResult:
+        """``advance`` without the checks, for a caller whose actions are legal int32 ids by
+        construction (the trainer samples under the mask; ``checked_actions`` checks): an id
+        out of range here corrupts memory."""
+        every = np.arange(self.num_envs) if games is None else games
         with self._undo_on_error():  # a snapshot that fails leaves every game as it was
             K.step_some(self.states, self._bufs, self._counts, every, actions[every])
             self._learner_steps[every] += 1
@@ -249,6 +314,13 @@ class LearnerBatch:
         n = self.num_envs
         if active is None:
             active = np.ones(n, dtype=np.bool_)
+        elif not isinstance(active, np.ndarray) or active.dtype != np.bool_ \
+                or active.shape != (n,):
+            raise ValueError(f"active must be a bool array of shape ({n},)")
+        actions = action_array(actions, n, "actions")
+        self._check_legal(actions, active)
+        self._check_out("obs_out", obs_out, np.float32, self.obs_size)
+        self._check_out("masks_out", masks_out, np.bool_, NUM_ACTIONS)
         if self._fused is None:
             self._fused = (np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.bool_),
                            np.zeros(n, dtype=np.bool_))

@@ -13,12 +13,10 @@ adds the deal to the options: ``start_player``, ``hands`` (card ids per seat) an
 
 from __future__ import annotations
 
-import json
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
+from machu_env.core import files
 from machu_env.core.game import DEFAULT_MAX_DECISIONS, Game
 from machu_env.rules.data import NUM_CARDS
 
@@ -57,7 +55,7 @@ def game_record(game: Game, agents: list[str] | None = None) -> dict[str, Any]:
 
 def save_record(game: Game, path: str | Path, agents: list[str] | None = None) -> None:
     """Write ``game``'s record (``game_record``) to ``path`` as JSON."""
-    Path(path).write_text(json.dumps(game_record(game, agents), indent=1))
+    files.write_json(path, game_record(game, agents), indent=1)
 
 
 MAX_RECORD_BYTES = 16 * 2**20  # a 5,000-decision game takes about 0.3 MB
@@ -169,27 +167,8 @@ def check_result(result: Any) -> None:
 
 def read_record(path: str | Path) -> dict[str, Any]:
     """A record file's JSON (at most ``MAX_RECORD_BYTES``); ValueError for anything else."""
-    path = Path(path)
-    try:  # non-blocking: a FIFO or device named *.json is refused, never waited on
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as e:
-        raise ValueError(f"cannot read {path}: {e.strerror}") from None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError(f"{path} is not a regular file: not a game record")
-        try:
-            data = f.read(MAX_RECORD_BYTES + 1)
-        except OSError as e:
-            raise ValueError(f"cannot read {path}: {e.strerror}") from None
-    if len(data) > MAX_RECORD_BYTES:
-        raise ValueError(f"{path} is larger than {MAX_RECORD_BYTES // 2**20} MiB: not a game "
-                         "record")
-    try:
-        return json.loads(data.decode("utf-8"))
-    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, an int of > 4300 digits
-        raise ValueError(f"{path}: not JSON ({e})") from None
-    except RecursionError:
-        raise ValueError(f"{path}: JSON nested too deeply to be a game record") from None
+    # (non-blocking: a FIFO or device named *.json is refused, never waited on)
+    return files.read_json(path, limit=MAX_RECORD_BYTES)
 
 
 def load_record(path: str | Path) -> Game:

@@ -117,7 +117,7 @@ class MachuPicchuVecEnv(VecEnv):
             raise ResetNeeded("step_wait() without pending actions: call step_async(actions) "
                               "first (or step(actions))")
         a, self._actions = self._actions, None
-        r = self.batch.advance(a)
+        r = self.batch.advance_unchecked(a)  # (checked in step_async)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         ended_obs = self.batch.terminal(r.ended)
         for k, i in enumerate(r.ended):

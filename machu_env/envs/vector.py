@@ -213,8 +213,8 @@ class MachuPicchuVectorEnv(VectorEnv):
             done = np.flatnonzero(ended | cut)
             won_done = won_rows[done].astype(np.bool_)
         else:
-            r = self.batch.advance(a, np.flatnonzero(~waiting))
-            self.batch.observe(self._obs, self._mask)
+            r = self.batch.advance_unchecked(a, np.flatnonzero(~waiting))  # (a: checked)
+            self.batch.observe_unchecked(self._obs, self._mask)
             rewards = r.rewards
             terminated = np.zeros(self.num_envs, dtype=np.bool_)
             truncated = np.zeros(self.num_envs, dtype=np.bool_)

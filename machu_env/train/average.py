@@ -86,7 +86,7 @@ def average(names: list[str], weights: list[float], out: str | Path,
         if temperature != play0:
             raise ValueError(f"{name!r} plays at temperature {temperature}, {first!r} at "
                              f"{play0}: average policies that play alike")
-    data = [_file_of(n).read_bytes() for n in names]
+    data = [policy_file.read_bytes(_file_of(n)) for n in names]
     players = {n: policy_file.parse(d, n)[2].get("players") for n, d in zip(names, data,
                                                                           strict=True)}
     if len(set(players.values()) - {None}) > 1:

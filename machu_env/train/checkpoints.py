@@ -14,21 +14,28 @@ SIGKILL or a power cut, is refused in words, not resumed from files of two diffe
 from __future__ import annotations
 
 import hashlib
-import json
+import io
 from pathlib import Path
 from typing import Any
 
 from machu_env.agents import policy_file
-from machu_env.core import files
-from machu_env.core.checks import check_int
+from machu_env.core import files, schema
 from machu_env.core.signals import held_signals
 
 LATEST = f"latest{policy_file.SUFFIX}"
 OPTIMIZER = "latest_optimizer.pt"
 STATE = "latest.json"
 BEST = f"best{policy_file.SUFFIX}"
+# latest.json, checked before a resume reads anything else
+_STATE = schema.check(schema.record({
+    "num_timesteps": schema.integer(0, 2**40), "n_updates": schema.integer(0, 2**40),
+    "elapsed_seconds?": schema.number(0, 1e9),
+    "sha256?": schema.map_of(schema.text(64), 8)}), "a run state of machu train")
+
+
 def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(files.read_bytes(path, policy_file.MAX_FILE_BYTES + 2**30,
+                                           links=False)).hexdigest()
 
 
 def write(out: Path, step: int, updates: int, weights: dict[str, Any], config: dict[str, Any],
@@ -61,21 +68,10 @@ def read_state(out: Path) -> tuple[int, int, float]:
     for name in (LATEST, OPTIMIZER):
         if not (out / name).exists():
             raise ValueError(f"nothing to resume: {out / name} does not exist")
-    try:
-        state = json.loads(state_path.read_text()[:100_000])
-        steps = check_int("num_timesteps", state["num_timesteps"], 0, 2**40)
-        updates = check_int("n_updates", state["n_updates"], 0, 2**40)
-        elapsed = state.get("elapsed_seconds", 0.0)  # (absent in older runs)
-        if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool) \
-                or not 0 <= elapsed < 1e9:
-            raise ValueError(f"elapsed_seconds must be a number of seconds, got {elapsed!r}")
-        digests = state.get("sha256", {})  # (absent in older runs)
-        if not isinstance(digests, dict):
-            raise ValueError("sha256 must map file names to digests")
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
-        what = f"no {e}" if isinstance(e, KeyError) else str(e)
-        raise ValueError(f"{state_path}: not a run state of machu train ({what}; it "
-                         "holds num_timesteps and n_updates, ints >= 0)") from None
+    state = files.read_json(state_path, _STATE, 100_000, links=False)
+    steps, updates = state["num_timesteps"], state["n_updates"]
+    elapsed = state.get("elapsed_seconds", 0.0)  # (absent in older runs)
+    digests = state.get("sha256", {})  # (absent in older runs)
     for name, digest in digests.items():
         if name in (LATEST, OPTIMIZER) and _digest(out / name) != digest:
             raise ValueError(f"{out / name} is not the file of the checkpoint {state_path} "
@@ -96,7 +92,8 @@ def load_optimizer(optimizer, path: Path, device) -> None:
     import torch
 
     try:
-        state = torch.load(path, map_location=device, weights_only=True)
+        data = files.read_bytes(path, 2**31, links=False)
+        state = torch.load(io.BytesIO(data), map_location=device, weights_only=True)
         optimizer.load_state_dict(state)
     except Exception as e:  # torch refuses anything but tensors and plain containers
         raise ValueError(f"{path}: not an optimizer state of this run ({e})") from None

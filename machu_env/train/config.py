@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from machu_env.agents import policy_file
+from machu_env.core import files
 from machu_env.core.opponent_pool import parse_pool
 from machu_env.core.reward_modes import check_reward_mode
 from machu_env.engine.pool import COMPILED_NAMES
@@ -169,10 +169,7 @@ class TrainConfig(TrainArgs, PPOSettings):
     def load(cls, path: Path) -> TrainConfig:
         """A run's saved settings, each checked for its type (a ``"2"`` where a number belongs
         is refused, naming the setting and the file)."""
-        try:
-            data = json.loads(path.read_text()[:1_000_000])
-        except (OSError, ValueError, RecursionError) as e:  # ValueError: not JSON, huge ints
-            raise ValueError(f"{path}: not a readable run config ({e})") from None
+        data = files.read_json(path, limit=1_000_000, links=False)
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a run config is a JSON object")
         values = from_mapping(cls, data, str(path))

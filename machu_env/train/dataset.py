@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from machu_env.core import files
 from machu_env.core.checks import check_int, check_seed
 from machu_env.core.game import Game
 from machu_env.core.records import game_record
@@ -295,8 +296,8 @@ class SeatWriter:
 
 def _write_records(folder: Path, chunk: Chunk) -> None:
     for i, game in enumerate(chunk.games):
-        (folder / f"game_{chunk.first + i:05d}.json").write_text(
-            json.dumps(game_record(game, chunk.seatings[i])))
+        files.write_text(folder / f"game_{chunk.first + i:05d}.json",
+                         json.dumps(game_record(game, chunk.seatings[i])))
 
 
 def episode_of(chunk: Chunk, i: int, p: int, size: int) -> dict[str, np.ndarray]:
@@ -446,5 +447,5 @@ def _card(work, out, agents, num_players, games, seed, observation, name, steps,
             "seconds": round(seconds, 2), "steps_per_second": round(steps / seconds),
             "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs",
             "machu_env": __version__, "date": time.strftime("%Y-%m-%d")}
-    (work / "dataset.json").write_text(json.dumps(card, indent=2))
+    files.write_json(work / "dataset.json", card)
     return card

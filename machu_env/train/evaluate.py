@@ -94,7 +94,8 @@ def _play(predict: Predict, opponent: Any, games: int, num_players: int, seed: i
     counts = np.zeros((games, len(HABITS)), dtype=np.int64)
     at = [OBS_V2_SIZE + HISTORY_KINDS.index(h) for h in HABITS]  # the learner's own block
     while (result < 0).any():
-        r = env.advance(env.checked_actions(predict(env.observations(), env.action_masks())))
+        chosen = env.checked_actions(predict(env.observations(), env.action_masks()))
+        r = env.advance_unchecked(chosen)
         finished = np.concatenate([r.ended, r.cut])
         last = np.concatenate([env.terminal(r.ended), r.cut_obs])
         won = np.concatenate([r.won, np.zeros(r.cut.size, dtype=np.bool_)])

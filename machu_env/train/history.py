@@ -4,6 +4,7 @@ checked) and its learning curve (``curve.png``)."""
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 from typing import Any
 
@@ -19,19 +20,16 @@ def read_history(path: Path) -> list[dict[str, float]]:
     the file (and the row) otherwise. ``timesteps`` and ``win_vs_gold`` are needed in every
     row; an empty cell is a column the row's version did not write (it is left out of the
     row), so a history written across versions reads back as it was written."""
+    text = files.read_text(path, MAX_HISTORY_BYTES, links=False, what="a run's history")
     try:
-        if path.stat().st_size > MAX_HISTORY_BYTES:
-            raise ValueError(f"{path}: {path.stat().st_size:,} bytes; a run's history is at "
-                             f"most {MAX_HISTORY_BYTES // 2**20} MiB")
-        with path.open(newline="") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in HISTORY_NEEDS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise ValueError(f"{path}: not a run's history (no {', '.join(missing)} "
-                                 f"column; it has {', '.join(HISTORY_NEEDS)} and one column "
-                                 "per measure)")
-            rows = [_history_row(path, line, row) for line, row in enumerate(reader, start=2)]
-    except (csv.Error, UnicodeDecodeError) as e:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        missing = [c for c in HISTORY_NEEDS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{path}: not a run's history (no {', '.join(missing)} "
+                             f"column; it has {', '.join(HISTORY_NEEDS)} and one column "
+                             "per measure)")
+        rows = [_history_row(path, line, row) for line, row in enumerate(reader, start=2)]
+    except csv.Error as e:
         raise ValueError(f"{path}: not a run's history ({e})") from None
     return rows
 

@@ -111,7 +111,7 @@ def train_exploiter(trainer) -> None:
                      trainer.config_net, info)
     while len(trainer.exploiters) > c.max_exploiters:
         old, _ = trainer.exploiters.pop(0)
-        (folder / f"step_{old}{policy_file.SUFFIX}").unlink(missing_ok=True)
+        files.remove(folder / f"step_{old}{policy_file.SUFFIX}")
     install_pool(trainer)
     trainer.exploiter_seconds += time.perf_counter() - t0
     if trainer.verbose:

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from machu_env.core import files
 from machu_env.core.checks import check_int
 from machu_env.train.bank import PolicyBank
 from machu_env.train.evaluate import game_outcomes
@@ -195,7 +196,7 @@ def psro(names: list[str], players: int, games: int, out: str | Path, iterations
         policy_file.save_population(out, entries, {**summary, "format_note":
                                     "weights: Nash mixture of the payoff matrix, PSRO "
                                     "(machu_env.train.population)"})
-        (folder / "psro.json").write_text(json.dumps(summary, indent=2))
+        files.write_json(folder / "psro.json", summary)
         if k == iterations:
             break
         bank = PolicyBank([members[i][1] for i in kept],

@@ -205,7 +205,7 @@ class PPO:
 
     def start(self, env) -> None:
         """Observe the env's first games (after its reset)."""
-        env.observe(self.buffer.obs_np[0], self.buffer.masks_np[0])
+        env.observe_unchecked(self.buffer.obs_np[0], self.buffer.masks_np[0])
         self.buffer.starts[0] = 1.0
         self.buffer.send(0)
 
@@ -240,8 +240,8 @@ class PPO:
             B.actions[t], B.logp[t], B.values[t] = actions, logp, values
             chosen = actions.cpu().numpy().astype(np.int32)  # (the step's one wait on a GPU)
             t1 = time.perf_counter()
-            r = env.advance(chosen)
-            env.observe(B.obs_np[t + 1], B.masks_np[t + 1])
+            r = env.advance_unchecked(chosen)
+            env.observe_unchecked(B.obs_np[t + 1], B.masks_np[t + 1])
             t2 = time.perf_counter()
             B.send(t + 1)
             rewards = torch_from(r.rewards)

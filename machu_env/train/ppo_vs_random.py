@@ -11,11 +11,12 @@ the Gymnasium env; the self-play pipeline with an opponent pool is ``machu train
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
+
+from machu_env.core import files
 
 
 def win_rate(model, num_players: int, games: int, seed: int) -> dict:
@@ -104,7 +105,7 @@ def main() -> None:
     save_sb3_policy(args.out / "model.safetensors", model.policy,
                     {"players": args.players, "num_timesteps": args.timesteps,
                      "trained": "ppo_vs_random", "seed": args.seed})
-    (args.out / "results.json").write_text(json.dumps(results, indent=2))
+    files.write_json(args.out / "results.json", results)
     print(f"trained {args.timesteps:,} steps in {results['train_seconds']:.0f} s "
           f"({results['steps_per_second']:.0f} steps/s)")
     a = results["after"]

@@ -3,11 +3,11 @@ with, every field it reads checked first (``machu_env.train.recipes`` runs the p
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from machu_env.train import machines, rounds
+from machu_env.core import files, schema
+from machu_env.train import machines, rounds, run_schemas
 
 
 def start_state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
@@ -28,13 +28,9 @@ def start_state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,
         if not any((path.parent / p["name"]).is_dir() for p in recipe["phases"]):
             raise ValueError(f"nothing to resume: {path} does not exist")
         return _fresh(recipe, seed, ref, flags, klass)
-    try:
-        state = json.loads(path.read_text()[:1_000_000])
-        ok = (isinstance(state, dict) and state.get("recipe") == recipe["name"]
-              and state.get("seed") == seed)
-    except (OSError, ValueError, RecursionError):
-        ok = False
-    if not ok:
+    state = files.read_json(path, limit=4_000_000, links=False)
+    if not (isinstance(state, dict) and state.get("recipe") == recipe["name"]
+            and state.get("seed") == seed):
         raise ValueError(f"{path}: not a run of recipe {recipe['name']} with seed {seed}")
     check_state(path, state, recipe)
     if flags and not state["command"].endswith(flags):  # (budgets or threads changed)
@@ -65,6 +61,9 @@ def check_state(path: Path, state: dict[str, Any], recipe: dict[str, Any]) -> No
             not isinstance(phases.get(n), dict) or not isinstance(phases[n].get("timesteps"), int)
             or not _number(phases[n]["timesteps"], 2**40) for n in done):
         problem = "phases must hold {\"timesteps\": int} for every phase done"
+    elif (problem := _invalid(PHASES, phases, "phases")) or (
+            "kept" in state and (problem := _invalid(run_schemas.KEPT, state["kept"], "kept"))):
+        pass
     elif not isinstance(state.get("rungs", []), list) or not all(
             isinstance(r, str) for r in state.get("rungs", [])):
         problem = "rungs must be a list of agent names"
@@ -77,6 +76,20 @@ def check_state(path: Path, state: dict[str, Any], recipe: dict[str, Any]) -> No
     if problem:
         raise ValueError(f"{path}: not a recipe run's state to resume ({problem}); nothing was "
                          "trained")
+
+
+PHASES = schema.map_of(schema.record({"timesteps": schema.integer(0, 2**40),
+                                     "ended_at_seconds?": schema.number(0, 1e9),
+                                     "final_eval?": run_schemas.FINAL_EVAL}), 64)
+
+
+def _invalid(rule: schema.Rule, value: Any, field: str) -> str | None:
+    """What is wrong with ``value`` as ``field`` (None: nothing)."""
+    try:
+        rule(value, field)
+    except schema.Invalid as e:
+        return str(e)
+    return None
 
 
 def _fresh(recipe: dict[str, Any], seed: int, ref: str, flags: str,

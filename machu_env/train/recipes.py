@@ -36,7 +36,6 @@ A recipe may name classes of machine and the batch settings each runs (``machine
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import fields
@@ -45,13 +44,16 @@ from typing import Any
 
 from machu_env.agents import policy_file
 from machu_env.core import files
-from machu_env.train import ladder, machines, rounds
+from machu_env.core.run_files import RunFolder
+from machu_env.train import ladder, machines, rounds, run_schemas
 from machu_env.train.recipe_state import start_state
 
+COMMAND = "machu train --recipe"
 FOLDER = Path(__file__).resolve().parent / "recipe_files"
 FORMAT = "machu-env-recipe"
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}", re.ASCII)
 MAX_PHASES = 8
+MAX_BYTES = 100_000  # a recipe file's largest size
 # set by the recipe runner, never by a recipe file
 RESERVED = ("players", "seed", "out", "init", "frozen", "timesteps", "minutes", "threads",
             "overlap", "device", "recipe", "ray", "rollout_workers", "machine_class")
@@ -74,12 +76,7 @@ def load(name: str) -> dict[str, Any]:
     if path.suffix != ".json" or not path.is_file():
         raise ValueError(f"recipe {name!r} is neither a shipped recipe ({', '.join(names())}) "
                          "nor an existing .json recipe file")
-    if path.stat().st_size > 100_000:
-        raise ValueError(f"{path}: a recipe file is at most 100 kB")
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError, RecursionError) as e:
-        raise ValueError(f"{path}: not a readable recipe ({e})") from None
+    data = files.read_json(path, limit=MAX_BYTES)
     return check(_with_base(data, str(path)), str(path))
 
 
@@ -91,7 +88,7 @@ def _with_base(data: Any, where: str) -> Any:
     if not isinstance(base, str) or base not in names() or base == data.get("name"):
         raise ValueError(f"{where}: base must name another shipped recipe ({', '.join(names())})"
                          f", got {base!r}")
-    parent = json.loads((FOLDER / f"{base}.json").read_text())
+    parent = files.read_json(FOLDER / f"{base}.json", limit=MAX_BYTES)
     if "base" in parent:
         raise ValueError(f"{where}: base {base!r} has a base itself; one level only")
     return {**parent, **{k: v for k, v in data.items() if k != "base"}}
@@ -200,20 +197,27 @@ def _heuristics_only(config, where: str) -> None:
     if others or (config.imitate and config.imitate not in HEURISTICS):
         raise ValueError(f"{where}: a recipe trains against heuristics and itself only, got "
                          f"{others or config.imitate}")
+    files_named = [n.strip() for n in config.eval_agents.split(",")
+                   if n.strip().startswith("policy:")]
+    if files_named:  # (a recipe is data: it names shipped agents, never a file)
+        raise ValueError(f"{where}: eval_agents in a recipe names shipped agents or 'ladder' "
+                         f"only, not a file: got {files_named[0]!r}")
 
 
 def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
         timesteps: int = 0, threads: int = 0, device: str = "auto", resume: bool = False,
         verbose: bool = True, overlap: bool = False, ray: str = "",
-        rollout_workers: int = 0, machine_class: str = "") -> dict[str, Any]:
+        rollout_workers: int = 0, machine_class: str = "",
+        recipe: dict[str, Any] | None = None) -> dict[str, Any]:
     """Train the recipe ``name`` into ``out`` (see the module); returns the recipe's summary
     (also ``OUT/recipe.json``). ``minutes``/``timesteps``: the budgets (0: the recipe's);
     ``ray``, ``rollout_workers``: where the rollouts run (``machu train``'s options);
     ``machine_class``: the recipe's schedule for a class of machine (``machines``; '': the
-    first class this machine meets)."""
+    first class this machine meets); ``recipe``: ``load(name)``, if the caller has it (the
+    file is read once)."""
     where = dict(threads=threads, device=device, resume=resume, verbose=verbose,
                  overlap=overlap, ray=ray, rollout_workers=rollout_workers,
-                 machine_class=machine_class)
+                 machine_class=machine_class, recipe=recipe or load(name))
     if not ray:
         return _run(name, out, seed, minutes, timesteps, **where)
     from machu_env.ray_backend import connect, require_ray
@@ -244,11 +248,9 @@ def _machine(recipe: dict[str, Any], given: str, threads: int, device: str,
 
 def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, threads: int,
          device: str, resume: bool, verbose: bool, overlap: bool, ray: str,
-         rollout_workers: int, machine_class: str) -> dict[str, Any]:
+         rollout_workers: int, machine_class: str, recipe: dict[str, Any]) -> dict[str, Any]:
     from machu_env.core.checks import check_int
-    from machu_env.train.selfplay import Trainer
 
-    recipe = load(name)
     check_int("seed", seed, 0, 2**32 - 1)
     budget_minutes = float(minutes or recipe["minutes"])
     budget_steps = int(timesteps or recipe["timesteps"])
@@ -264,6 +266,27 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
     klass, why = _machine(recipe, machine_class, threads, device, ray)
     state = start_state(state_path, recipe, seed, resume, name, flags,
                    klass if "machines" in recipe else "")
+    run_dir = _claim(out, recipe)
+    try:
+        return _phases_and_rounds(recipe, name, out, state, seed, klass, why, resume,
+                                  machine_class, budget_minutes, budget_steps, timesteps,
+                                  threads=threads, device=device, verbose=verbose,
+                                  overlap=overlap, ray=ray, rollout_workers=rollout_workers)
+    except BaseException:
+        run_dir.drop_if_unused()  # (a start that wrote nothing leaves no folder)
+        raise
+
+
+def _phases_and_rounds(recipe: dict[str, Any], name: str, out: Path, state: dict[str, Any],
+                       seed: int, klass: str, why: str, resume: bool, machine_class: str,
+                       budget_minutes: float, budget_steps: int, timesteps: int, *,
+                       threads: int, device: str, verbose: bool, overlap: bool, ray: str,
+                       rollout_workers: int) -> dict[str, Any]:
+    """The phases not done yet, then the rounds (``_run``'s body, once the folder is the
+    run's)."""
+    from machu_env.train.selfplay import Trainer
+
+    state_path = out / "recipe.json"
     stored = state.get("machine_class", machines.BASE)
     if resume and stored != klass:
         if machine_class:
@@ -338,6 +361,23 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
     return state
 
 
+TOP_FILES = ("agent.safetensors", "recipe.json", "rounds")  # what a recipe writes in OUT
+
+
+def _claim(out: Path, recipe: dict[str, Any]) -> RunFolder:
+    """``out`` as the recipe run's folder (its phases' folders are claimed by their runs):
+    refused, before anything is written, where it holds a file the run did not write."""
+    if "rounds" in recipe and "," in str(out):
+        raise ValueError(f"--out {out}: a folder name with a comma cannot name the frozen "
+                         "exploiters of the rounds (a comma separates them): choose another "
+                         "--out")
+    theirs = RunFolder(out, COMMAND).foreign(TOP_FILES) if out.is_dir() else []
+    if theirs:
+        raise ValueError(f"{out} holds {', '.join(theirs)}, not written by this recipe run: "
+                         "move it away or choose another --out (nothing was changed)")
+    return RunFolder.claim(out, COMMAND)
+
+
 def _add_rungs(state: dict[str, Any], history: list[dict[str, Any]], players: int) -> None:
     """The run's ``rungs``, with every rung an evaluation of ``history`` reached, in the
     ladder's order (weakest first)."""
@@ -360,7 +400,8 @@ def _tune(players: int, name: str, over: dict[str, Any], state: dict[str, Any], 
     def train(settings: dict[str, Any], init: str, frozen: str, seed: int, folder: Path,
               steps: int, elapsed: float = 0.0) -> dict[str, Any]:
         if (folder / "summary.json").is_file():
-            return json.loads((folder / "summary.json").read_text())
+            return files.read_json(folder / "summary.json", run_schemas.TUNE_SUMMARY,
+                                   links=False)
         config = _config({**settings, **over}, f"{name}, rounds", players=players, seed=seed,
                          out=str(folder), timesteps=steps, init=init, frozen=frozen,
                          recipe=name, eval_start=False, **run)
@@ -403,10 +444,6 @@ def _write_agent(source: Path, target: Path, state: dict[str, Any]) -> None:
 
 def describe() -> str:
     """The shipped recipes, a line each (``machu train --help``)."""
-    lines = []
-    for name in names():
-        recipe = load(name)
-        more = f", then up to {recipe['rounds']['minutes']:g} min of rounds" \
-            if "rounds" in recipe else ""
-        lines.append(f"{name}: {recipe['summary']} ({recipe['minutes']:g} min{more})")
-    return "; ".join(lines)
+    return "; ".join(f"{n}: {r['summary']} ({r['minutes']:g} min" + (
+        f", then up to {r['rounds']['minutes']:g} min of rounds" if "rounds" in r else "") + ")"
+        for n, r in ((n, load(n)) for n in names()))

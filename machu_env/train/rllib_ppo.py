@@ -29,12 +29,16 @@ such a checkpoint: RLlib's state files there are pickles, so resuming needs ``--
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from machu_env.core import files, schema
+
+_PROGRESS = schema.check(schema.record({"iteration": schema.integer(0, 10**9)}),
+                         "a run's progress")
 
 
 def output_folder(out: str | Path) -> Path:
@@ -102,7 +106,7 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
         first = 0
         if resume is not None:
             algo.restore_from_path(str(Path(resume).resolve()))
-            first = int(json.loads((Path(resume) / "progress.json").read_text())["iteration"]) \
+            first = files.read_json(Path(resume) / "progress.json", _PROGRESS)["iteration"] \
                 if (Path(resume) / "progress.json").is_file() else 0
             log(f"resumed from {resume} (iteration {first})")
         for i in range(first, first + iterations):
@@ -145,7 +149,7 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
                "env_runners": env_runners, "envs_per_runner": envs_per_runner,
                "iterations": rows, "checkpoint": str(checkpoint),
                "agent": f"rllib:{checkpoint}", "command": " ".join(sys.argv)}
-    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    files.write_json(out / "summary.json", summary, indent=1)
     log(f"saved {checkpoint} (play it as rllib:{checkpoint})")
     return summary
 
@@ -158,7 +162,7 @@ def _save(algo, module_id: str, folder: Path, iteration: int, players: int, seed
     info = {"trainer": "rllib-ppo", "players": players, "iteration": iteration, "seed": seed,
             "command": " ".join(sys.argv)}
     export_policy(algo.get_module(module_id), folder / POLICY_FILE, info)
-    (folder / "progress.json").write_text(json.dumps({"iteration": iteration}))
+    files.write_json(folder / "progress.json", {"iteration": iteration})
 
 
 def _refresh_snapshots(algo, module_id: str, frozen: list[Any], keep: int) -> list[Any]:

@@ -37,12 +37,14 @@ every finished probe and fine-tune, so ``--resume`` goes on from the first unfin
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
+from machu_env.agents import policy_file
 from machu_env.core import files
+from machu_env.core.processes import run_jobs
+from machu_env.train.run_schemas import FINAL_EVAL, PROBE_SUMMARY
 
 KEEP = ("least-exploitable", "last")
 LATE = ("from", "timesteps", "settings")  # the keys of ``late``
@@ -137,7 +139,7 @@ def check_record(record: Any, spec: dict[str, Any]) -> str | None:
         return "rounds.seconds must be a number of seconds >= 0"
     for r, d in enumerate(record["done"], 1):
         ok = isinstance(d, dict) and d.get("round") == r and d.get("agent") == agent_file(r) \
-            and isinstance(d.get("final_eval"), dict) \
+            and isinstance(d.get("final_eval"), dict) and _valid(FINAL_EVAL, d["final_eval"]) \
             and _probes_ok(d.get("probes"), r, probes_in(r, spec)) \
             and isinstance(d.get("timesteps"), int) and not isinstance(d["timesteps"], bool) \
             and isinstance(d.get("seconds", 0), (int, float)) \
@@ -156,7 +158,17 @@ def _probes_ok(probes: Any, round_: int | str, n: int) -> bool:
     return isinstance(probes, list) and len(probes) == n and all(
         isinstance(p, dict) and isinstance(p.get("seed"), int)
         and p.get("exploiter") == f"{probe_folder(round_, p['seed'])}/exploiter.safetensors"
-        and isinstance(p.get("exploiter_win_share"), float) for p in probes)
+        and isinstance(p.get("exploiter_win_share"), (int, float))
+        and not isinstance(p["exploiter_win_share"], bool)
+        and 0 <= p["exploiter_win_share"] <= 1 for p in probes)
+
+
+def _valid(rule, value: Any) -> bool:
+    try:
+        rule(value, "")
+    except ValueError:
+        return False
+    return True
 
 
 def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: float,
@@ -169,8 +181,8 @@ def run(recipe: dict[str, Any], out: Path, state: dict[str, Any], train, scale: 
     start = out / agent_file(0)
     record = state.setdefault("rounds", {"start": agent_file(0), "done": [], "seconds": 0.0})
     if not start.is_file():
-        start.parent.mkdir(parents=True, exist_ok=True)
-        files.write_bytes(start, (out / "agent.safetensors").read_bytes())
+        files.make_folder(start.parent)
+        files.copy(out / "agent.safetensors", start, policy_file.MAX_FILE_BYTES)
     budget = spec["minutes"] * 60 * scale
     agent = out / record["done"][-1]["agent"] if record["done"] else start
     t0, before = time.perf_counter(), record["seconds"]
@@ -269,25 +281,22 @@ def _probes(agent: Path, out: Path, round_: int | str, probe_seeds: list[int],
              spec["probe_games"]) for s in todo]
     cores = threads or sizing.usable_cores()
     workers = min(len(jobs), cores)
-    if workers > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        context = multiprocessing.get_context("spawn")  # (no forked numba or torch state)
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            list(pool.map(_probe_job, [(*job, cores // workers) for job in jobs]))
+    if workers > 1:  # (a stop signal ends the probes at once: core.processes)
+        run_jobs(_probe_job, [(*job, cores // workers) for job in jobs], workers)
     else:
         for job in jobs:
             _probe_job((*job, threads))
     rows = []
     for seed in probe_seeds:
-        summary = json.loads((out / probe_folder(round_, seed) / "summary.json").read_text())
+        summary = files.read_json(out / probe_folder(round_, seed) / "summary.json",
+                                  PROBE_SUMMARY, links=False)
         rows.append({"seed": seed, "exploiter_win_share": summary["exploiter_win_share"],
                      "ci95": summary["ci95"], "exploiter_margin": summary["exploiter_margin"],
                      "exploiter": f"{probe_folder(round_, seed)}/exploiter.safetensors"})
+        margin = rows[-1]["exploiter_margin"]
         _say(verbose, f"rounds: round {round_}: seed {seed}: the exploiter won "
                       f"{rows[-1]['exploiter_win_share']:.1%} (margin "
-                      f"{rows[-1]['exploiter_margin']:+.1f})")
+                      + (f"{margin:+.1f})" if margin is not None else "not measured)"))
     return rows
 
 
@@ -303,10 +312,11 @@ def _reuse_last_probes(out: Path, record: dict[str, Any], round_: int, probe_see
     for seed in probe_seeds:
         source, target = out / probe_folder("last", seed), out / probe_folder(round_, seed)
         if _finished(source) and not _finished(target):
-            target.mkdir(parents=True, exist_ok=True)
-            names = [f.name for f in source.iterdir() if f.is_file()]
+            files.make_folder(target)
+            names = [f.name for f in source.iterdir() if f.is_file() and not f.is_symlink()
+                     and not f.name.startswith(".")]
             for name in sorted(names, key=lambda n: (n == "summary.json", n)):
-                files.write_bytes(target / name, (source / name).read_bytes())
+                files.copy(source / name, target / name, policy_file.MAX_FILE_BYTES)
             _say(verbose, f"rounds: round {round_}: probe seed {seed} is the last probes' "
                           f"(the same agent and seed): {probe_folder('last', seed)}")
 

@@ -133,17 +133,14 @@ class Trainer:
             self._check_resumable()
         else:
             run_folder.check_new(self.out)  # a user's files are never removed or written over
-        created = not self.out.exists()
-        try:
-            self.out.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise ValueError(f"cannot create the run folder {self.out}: {e.strerror}") from None
+        self.folder = run_folder.claim(self.out)
+        if resume:  # (a run of an earlier version: its run files, as they are, are its own)
+            self.folder.adopt_legacy(run_folder.is_run_file)
         try:
             self._build(resume, verbose)
-        except BaseException:  # a failed or interrupted start leaves no empty run folder
-            run_folder.unmark_if_alone(self.out)
-            if created and self.out.is_dir() and not any(self.out.iterdir()):
-                self.out.rmdir()
+        except BaseException:  # a failed or stopped start leaves nothing it wrote
+            if not resume:
+                self.folder.remove_written()
             raise
 
     def _build(self, resume: bool, verbose: bool) -> None:
@@ -160,8 +157,7 @@ class Trainer:
         if resume:
             self._resume()
         else:
-            run_folder.mark(self.out)  # (checked by check_new: none of the files is a user's)
-            run_folder.clear_unfinished(self.out)  # an earlier start that never checkpointed
+            run_folder.clear_unfinished(self.folder)  # an earlier start that never checkpointed
             net = init_net if init_net is not None else \
                 new_net(self.config_net, c.seed).to(self.device)
             if init_net is None and c.imitate:  # fresh weights: the heuristic's moves first
@@ -267,7 +263,7 @@ class Trainer:
                          self.config_net, self._info())
         while len(self.snapshots) > self.config.max_snapshots:
             old, _ = self.snapshots.pop(0)
-            (folder / f"step_{old}{policy_file.SUFFIX}").unlink(missing_ok=True)
+            files.remove(folder / f"step_{old}{policy_file.SUFFIX}")
         self._install_pool()
 
     def add_exploiter(self) -> None:
@@ -353,7 +349,7 @@ class Trainer:
         if self._writer is None:
             from torch.utils.tensorboard import SummaryWriter
 
-            self._writer = SummaryWriter(str(self.out / "tb"))
+            self._writer = SummaryWriter(str(self.folder.library_folder(self.out / "tb")))
         for k, v in values.items():
             self._writer.add_scalar(k, v, int(self.model.num_timesteps))
 

@@ -11,6 +11,8 @@ import io
 
 import numpy as np
 
+from machu_env.core import files
+
 
 def _libraries():
     try:
@@ -33,5 +35,4 @@ def svg_to_rgb(svg: str) -> np.ndarray:
 def svg_to_png(svg: str, path) -> None:
     """Write the picture as a PNG file."""
     resvg_py, _ = _libraries()
-    with open(path, "wb") as f:
-        f.write(bytes(resvg_py.svg_to_bytes(svg_string=svg, background="#ffffff")))
+    files.write_bytes(path, bytes(resvg_py.svg_to_bytes(svg_string=svg, background="#ffffff")))
