@@ -227,9 +227,10 @@ def read_bytes(path: str | Path, limit: int, links: bool = True, what: str = "")
             raise FileRefused(f"{path} is a symbolic link: machu-env reads its own files "
                               f"there only as regular files{named}") from None
         raise FileRefused(f"cannot read {path}: {e.strerror}{named}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FileRefused(f"{path} is not a regular file{named}: refused, not read")
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise FileRefused(f"{path} is not a regular file{named}: refused, not read")
         try:
             data = f.read(limit + 1)
         except OSError as e:

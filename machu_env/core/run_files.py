@@ -11,9 +11,9 @@ with its identity (inode, size, modification time), before it is moved into plac
   are, and folders the command created that are empty then;
 - a start that wrote nothing leaves no mark (the mark is written with the first file).
 
-A mark of an earlier version (``{"kind": "machu train run folder"}``, no list) owned the
-folder's run files by name; such a folder is taken over once, on resume, for the files
-``adopt`` names.
+A run the user resumes is theirs to continue: ``adopt`` records its run files as they are (a
+folder copied elsewhere, one whose mark an earlier version wrote, ``{"kind": "machu train run
+folder"}`` with no list).
 """
 
 from __future__ import annotations
@@ -162,18 +162,18 @@ class RunFolder:
                 return RunFolder(folder, self.command).wrote(path)
         return False
 
-    def adopt_legacy(self, adopt: Callable[[str], bool]) -> None:
-        """A mark of an earlier version: the files ``adopt(relative name)`` names, as they are
-        now, are recorded as this command's."""
-        mark = self.read()
-        if mark is None or mark["kind"] != LEGACY_KIND:
-            return
-        owned = {}
+    def adopt(self, adopt: Callable[[str], bool]) -> None:
+        """The files ``adopt(relative name)`` names, as they are now, recorded as this
+        command's: a run the user resumes (``--resume`` says the folder is the run's, even
+        copied elsewhere or written by an earlier version whose mark named no files)."""
+        mark = self.read() or {}
+        owned = dict(mark.get("files", {}))
         for path in self.root.rglob("*"):
             rel = self._rel(path)
-            if path.is_file() and not path.is_symlink() and adopt(rel):
+            if path.is_file() and not path.is_symlink() and path.name != MARK and adopt(rel):
                 owned[rel] = files.identity(os.lstat(path))
-        self._write({"files": owned})
+        if owned != mark.get("files"):
+            self._write({**mark, "files": owned})
 
     def remove_written(self, under: str = "", keep: Iterable[str] = ()) -> None:
         """Remove what this command wrote (under ``under``, not ``keep``), the folders it made
@@ -184,10 +184,12 @@ class RunFolder:
             self._remove_made()
             return
         keep = set(keep)
-        for rel in list(mark.get("files", {})):
-            if rel.startswith(under) and rel not in keep:
-                files.remove(self.root / rel)
-        mark = self.read() or {}
+        written = mark.get("files", {})
+        for rel in list(written):
+            if rel.startswith(under) and rel not in keep and self.wrote(self.root / rel):
+                os.unlink(self.root / rel)
+                del written[rel]
+        self._write(mark)
         self._remove_folders([*mark.get("folders", []), *self._created])
         if not mark.get("files"):
             self.mark_path.unlink(missing_ok=True)

@@ -44,11 +44,9 @@ from typing import Any
 
 from machu_env.agents import policy_file
 from machu_env.core import files
-from machu_env.core.run_files import RunFolder
-from machu_env.train import ladder, machines, rounds, run_schemas
+from machu_env.train import ladder, machines, recipe_folder, rounds, run_schemas
 from machu_env.train.recipe_state import start_state
 
-COMMAND = "machu train --recipe"
 FOLDER = Path(__file__).resolve().parent / "recipe_files"
 FORMAT = "machu-env-recipe"
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}", re.ASCII)
@@ -266,7 +264,7 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
     klass, why = _machine(recipe, machine_class, threads, device, ray)
     state = start_state(state_path, recipe, seed, resume, name, flags,
                    klass if "machines" in recipe else "")
-    run_dir = _claim(out, recipe)
+    run_dir = recipe_folder.claim(out, recipe, resume)
     try:
         return _phases_and_rounds(recipe, name, out, state, seed, klass, why, resume,
                                   machine_class, budget_minutes, budget_steps, timesteps,
@@ -359,23 +357,6 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, out: Path, state: dict
     state["session_seconds"] = round(time.perf_counter() - t0, 1)
     files.write_json(state_path, state)
     return state
-
-
-TOP_FILES = ("agent.safetensors", "recipe.json", "rounds")  # what a recipe writes in OUT
-
-
-def _claim(out: Path, recipe: dict[str, Any]) -> RunFolder:
-    """``out`` as the recipe run's folder (its phases' folders are claimed by their runs):
-    refused, before anything is written, where it holds a file the run did not write."""
-    if "rounds" in recipe and "," in str(out):
-        raise ValueError(f"--out {out}: a folder name with a comma cannot name the frozen "
-                         "exploiters of the rounds (a comma separates them): choose another "
-                         "--out")
-    theirs = RunFolder(out, COMMAND).foreign(TOP_FILES) if out.is_dir() else []
-    if theirs:
-        raise ValueError(f"{out} holds {', '.join(theirs)}, not written by this recipe run: "
-                         "move it away or choose another --out (nothing was changed)")
-    return RunFolder.claim(out, COMMAND)
 
 
 def _add_rungs(state: dict[str, Any], history: list[dict[str, Any]], players: int) -> None:

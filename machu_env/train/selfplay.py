@@ -134,8 +134,8 @@ class Trainer:
         else:
             run_folder.check_new(self.out)  # a user's files are never removed or written over
         self.folder = run_folder.claim(self.out)
-        if resume:  # (a run of an earlier version: its run files, as they are, are its own)
-            self.folder.adopt_legacy(run_folder.is_run_file)
+        if resume:  # (--resume: the run files there, as they are, are the run's: a copied
+            self.folder.adopt(run_folder.is_run_file)  # folder, an earlier version's)
         try:
             self._build(resume, verbose)
         except BaseException:  # a failed or stopped start leaves nothing it wrote
