@@ -12,14 +12,7 @@ that need an extra (SB3, RLlib, OpenSpiel, the web app, Pillow) when first used.
 from __future__ import annotations
 
 import importlib
-import os
 from typing import Any
-
-# OpenMP's threads (torch's and numba's, two pools) wait passively, not spinning, between the
-# kernels: spinning, they take the cores from each other and from any other process (training
-# beside one busy process ran at a third of its speed). The environment's own choice stands.
-if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 
 from machu_env import _cache  # noqa: F401  (first: numba's cache folder for every kernel below)
 from machu_env.core.errors import IllegalActionError, OpponentError, ResetNeeded
