@@ -23,7 +23,6 @@ the play was tried on the 2-core machine and was slower: page faults and no spar
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import time
 import warnings
@@ -296,8 +295,8 @@ class SeatWriter:
 
 def _write_records(folder: Path, chunk: Chunk) -> None:
     for i, game in enumerate(chunk.games):
-        files.write_text(folder / f"game_{chunk.first + i:05d}.json",
-                         json.dumps(game_record(game, chunk.seatings[i])))
+        files.write_json(folder / f"game_{chunk.first + i:05d}.json",
+                         game_record(game, chunk.seatings[i]), indent=None)
 
 
 def episode_of(chunk: Chunk, i: int, p: int, size: int) -> dict[str, np.ndarray]:
