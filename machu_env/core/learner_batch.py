@@ -184,13 +184,17 @@ class LearnerBatch:
                              f"array of shape {shape}; got {got}")
 
     def _games(self, games: Any) -> np.ndarray:
-        """``games`` as int64 row numbers, each in 0..N-1 once; ValueError otherwise."""
+        """``games`` (game numbers, or a bool mask of all N games) as int64 row numbers, each
+        in 0..N-1 once; ValueError otherwise."""
         arr = np.asarray(games)
         n = self.num_envs
+        if arr.dtype == np.bool_ and arr.shape == (n,):
+            return np.flatnonzero(arr).astype(np.int64)
         if arr.ndim != 1 or arr.dtype == np.bool_ or not (
                 arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
-            raise ValueError(f"games must be a 1-D integer array of game numbers 0..{n - 1}; "
-                             f"got a {arr.dtype} array of shape {arr.shape}")
+            raise ValueError(f"games must be a bool mask of shape ({n},) or a 1-D integer array "
+                             f"of game numbers 0..{n - 1}; got a {arr.dtype} array of shape "
+                             f"{arr.shape}")
         if arr.size and (arr.min() < 0 or arr.max() >= n):
             raise ValueError(f"games must be game numbers in 0..{n - 1}; got "
                              f"{int(arr.min()) if arr.min() < 0 else int(arr.max())}")
@@ -217,11 +221,11 @@ class LearnerBatch:
         """A uniformly random legal action per game into ``out`` (int32, shape (N,)), drawn
         from ``rngs`` (the caller's streams, as ``engine.rng.seed_streams`` makes them: no
         game changes)."""
-        like = K.seed_streams(0, 1)
-        if not isinstance(rngs, np.ndarray) or rngs.dtype != like.dtype \
-                or rngs.shape != (self.num_envs, *like.shape[1:]) or not rngs.flags.writeable:
-            raise ValueError(f"rngs must be {self.num_envs} streams of seed_streams "
-                             f"({like.dtype}, shape {(self.num_envs, *like.shape[1:])})")
+        if not isinstance(rngs, np.ndarray) or rngs.dtype not in (np.uint64, np.int64) \
+                or rngs.shape != (self.num_envs,) or not rngs.flags.writeable:
+            raise ValueError(f"rngs must be a writable uint64 or int64 array of shape "
+                             f"({self.num_envs},), one stream per game as seed_streams makes "
+                             f"them")
         if not isinstance(out, np.ndarray) or out.dtype != np.int32 \
                 or out.shape != (self.num_envs,) or not out.flags.writeable:
             raise ValueError(f"out must be a writable int32 array of shape ({self.num_envs},)")

@@ -353,12 +353,14 @@ def test_a_signal_during_the_imports_is_one_line_once_they_end(signum, line, cod
 def test_an_interrupted_probe_leaves_no_output_folder(tmp_path, capsys, monkeypatch):
     import machu_env.train.exploit as exploit
 
-    def stopped(*args, **kwargs):
-        Path(args[4]).mkdir(parents=True, exist_ok=True)  # as the probe does when it starts
-        (Path(args[4]) / "curve.csv").write_text("timesteps\n")
+    def stopped(*args, **kwargs):  # the probe's first write, then Ctrl-C
+        from machu_env.core import files
+
+        files.make_folder(Path(args[4]))
+        files.write_text(Path(args[4]) / "curve.csv", "timesteps\n")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(exploit, "exploit", stopped)
+    monkeypatch.setattr(exploit, "_exploit", stopped)
     code, _, err = _cli(["exploit", "--agent", "random", "--steps", "512", "--out",
                          str(tmp_path / "probe")], capsys)
     assert code == 130 and err.strip() == "machu exploit: interrupted"
