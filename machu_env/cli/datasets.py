@@ -1,5 +1,5 @@
 """``machu dataset``: games of any agents written as Minari datasets (one per seat) and game
-records, for offline RL and imitation learning (``machu_env/train/dataset.py``)."""
+records, for offline RL and imitation learning (``train/dataset.py``)."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from machu_env.train.settings import options as options_of
 def train(ctx: typer.Context, resume: bool = False, as_json: bool = False,
           **settings) -> None:
     """Self-play or league training (masked PPO) against an opponent pool; see
-    machu_env/train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
+    train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
     try:
         import torch  # noqa: F401  (the train extra: said here, not mid-run)
 
@@ -106,7 +106,7 @@ def recipe_help() -> str:
 
         return describe()
     except (ImportError, ValueError):  # (no train extra, or a recipe file that fails its
-        return "see machu_env/train/recipes.py"  # check: --recipe says why when given)
+        return "see train/recipes.py"  # check: --recipe says why when given)
 
 
 def option_words(message: str, options: dict) -> str:
@@ -162,7 +162,7 @@ def population(
     as_json: bool = json_option(),
 ) -> None:
     """Nash mixture of a population: measure the members' payoff matrix, solve it, write one
-    agent file that plays them as one agent (machu_env/train/population.py). With --psro, grow the
+    agent file that plays them as one agent (train/population.py). With --psro, grow the
     population by best responses first (PSRO); they are kept in OUT's folder <stem>_psro/."""
     try:
         import torch  # noqa: F401  (the train extra: said here, not mid-run)
@@ -207,7 +207,7 @@ def average(
     as_json: bool = json_option(),
 ) -> None:
     """Weight averaging: write one policy whose weights are the weighted mean of the members'
-    (an agent and its fine-tune, or snapshots of one run; machu_env/train/average.py)."""
+    (an agent and its fine-tune, or snapshots of one run; train/average.py)."""
     try:
         import torch  # noqa: F401  (the train extra: said here, not mid-run)
 

@@ -1,4 +1,4 @@
-"""The PPO update's statistics (machu_env/train/ppo.py): summed on the device and read once,
+"""The PPO update's statistics (train/ppo.py): summed on the device and read once,
 they are still each minibatch's own figures, averaged."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A recipe's machine classes (machu_env/train/machines.py): the first class a machine meets
+"""A recipe's machine classes (train/machines.py): the first class a machine meets
 runs its batch settings over every phase, ``--machine-class`` picks one by name, the run says
 which and why, the agent's command names it, and bad classes are refused in words."""
 

@@ -1,4 +1,4 @@
-"""A recipe's rounds (machu_env/train/rounds.py): each round probes the agent with two fresh
+"""A recipe's rounds (train/rounds.py): each round probes the agent with two fresh
 exploiters, freezes them into the pool and fine-tunes the agent; the stage keeps the least
 exploitable agent that stays on the ladder, goes on after an interrupt, keeps to its time
 budget, and refuses a bad ``rounds`` object or a tampered record in words."""

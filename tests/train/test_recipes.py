@@ -1,4 +1,4 @@
-"""Recipes (``machu train --recipe``, machu_env/train/recipes.py): the shipped recipe files, bad
+"""Recipes (``machu train --recipe``, train/recipes.py): the shipped recipe files, bad
 recipes refused in words with nothing written, the time budget, resuming after an interrupt, the
 strength ladder, and that no shipped agent's weights enter a recipe run."""
 
