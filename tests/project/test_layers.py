@@ -106,3 +106,23 @@ def test_no_import_circle(site):
         folder = layers.installed(source, Path(tmp))
         assert any("machu_env.views.svg" in c and "machu_env.views.render" in c
                    for c in _circles(folder))
+
+
+LAUNCHER = """
+import json, grimp
+graph = grimp.build_graph("machu_env", include_external_packages=True, cache_dir=None)
+print(json.dumps(sorted(graph.find_modules_that_directly_import("machu_launch")
+                        if "machu_launch" in graph.modules else [])))
+"""
+
+
+def test_the_package_never_imports_the_launcher(site):
+    """``machu_launch`` (the script's first module) imports the command line; nothing in the
+    package imports it back (the launcher hands its compile-worker entry down instead)."""
+    pytest.importorskip("grimp")
+    import json
+
+    result = subprocess.run([sys.executable, "-c", LAUNCHER], cwd=site,
+                            env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
+                            text=True, check=True)
+    assert json.loads(result.stdout) == []
