@@ -9,7 +9,7 @@ population: see ``policy_file``; each plays as its file says; an sb3 ``.zip`` on
 that trained policy (``search:ppo-2p``, ``search:policy:<path>``; ``puct.py``), or
 ``rollout:<policy>`` — determinised rollouts of that policy comparing its likeliest actions
 (``rollout.py``), or ``rllib:<checkpoint folder>`` — a policy trained with RLlib
-(``machu_env.train.rllib_ppo``; the data-only agent file saved in the folder, the ``rllib``
+(``machu_env.train.ppo.rllib_ppo``; the data-only agent file saved in the folder, the ``rllib``
 extra).
 Trained agents need the ``train`` extra.
 """

@@ -80,7 +80,7 @@ MAX_ABS_WEIGHT = 1e4  # trained policies stay near 1; 3e38 is finite but overflo
 ACTIVATIONS = ("tanh", "relu")
 PICKLE_WARNING = (
     "is a Stable-Baselines3 .zip: loading it unpickles Python objects, which can run any code. "
-    "If you trust where it came from, convert it once with `python -m machu_env.train.export "
+    "If you trust where it came from, convert it once with `python -m machu_env.train.run.export "
     "--trust-pickle IN.zip OUT.safetensors` (then load the .safetensors), or load it as it is "
     "with --trust-pickle (PolicyAgent(..., trust_pickle=True))"
 )

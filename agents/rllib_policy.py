@@ -89,7 +89,7 @@ def policy_path(checkpoint: str | Path, trust_pickle: bool = False) -> Path:
              "pass trust_pickle=True (--trust-pickle) for a checkpoint you trust"
              if modules else "")
     raise ValueError(f"no RLlib policy at {checkpoint}: expected a checkpoint folder written "
-                     f"by `python -m machu_env.train.rllib_ppo` (it holds {POLICY_FILE}, the "
+                     f"by `python -m machu_env.train.ppo.rllib_ppo` (it holds {POLICY_FILE}, the "
                      "data-only copy of the module's weights) or an RLlib checkpoint of "
                      f"MaskedActorCritic{found}")
 

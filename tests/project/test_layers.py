@@ -40,7 +40,7 @@ def test_the_import_contracts_hold(site):
 
 @pytest.mark.parametrize("module, upward", [
     ("machu_env/engine/rng.py", "machu_env.web"),
-    ("train/ladder.py", "machu_env.cli"),
+    ("train/probe/ladder.py", "machu_env.cli"),
     ("agents/seatings.py", "machu_env.train"),
 ])
 def test_an_upward_import_breaks_the_contract(module, upward):

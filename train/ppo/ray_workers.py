@@ -23,8 +23,8 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from machu_env.ray_backend import require_ray
-from machu_env.train.ppo import Rollout
-from machu_env.train.workers import (
+from machu_env.train.ppo.ppo import Rollout
+from machu_env.train.ppo.workers import (
     EpisodeCounts,
     RolloutWorker,
     WorkerSpec,

@@ -31,7 +31,7 @@ from __future__ import annotations
 import copy
 from concurrent.futures import ThreadPoolExecutor
 
-from machu_env.train.ppo import PPO
+from machu_env.train.ppo.ppo import PPO
 
 
 def split_threads(threads: int) -> tuple[int, int]:

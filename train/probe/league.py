@@ -15,7 +15,7 @@ from typing import Any
 from machu_env.agents import policy_file
 from machu_env.agents.standings import wilson
 from machu_env.core import files
-from machu_env.train.bank import PolicyBank
+from machu_env.train.ppo.bank import PolicyBank
 
 PFSP_FLOOR = 0.02  # every member keeps at least this share of its group's draws (before norm)
 
@@ -35,8 +35,8 @@ def evaluate_members(trainer, row: dict[str, Any]) -> None:
     """The main agent against every pool member (both deterministic, ``league_games`` games
     each): the win shares kept for the draws (``trainer.member_wins``), a ratings table
     (``league.json``) and the worst exploiter's row entry."""
-    from machu_env.train.bank import PolicyBank
-    from machu_env.train.evaluate import win_share
+    from machu_env.train.ppo.bank import PolicyBank
+    from machu_env.train.ppo.evaluate import win_share
 
     c = trainer.config
     games = c.league_games or c.eval_games
@@ -88,7 +88,7 @@ def train_exploiter(trainer) -> None:
     """League: train an exploiter against the trainer's frozen main agent (``exploiter_steps``
     steps, warm-started per ``exploiter_init``); it joins the pool, the oldest leaving beyond
     ``max_exploiters``."""
-    from machu_env.train.exploit import train_against
+    from machu_env.train.probe.exploit import train_against
 
     c = trainer.config
     step = int(trainer.model.num_timesteps)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from machu_env.core.learner_batch import LearnerBatch
-from machu_env.train.workers import LocalWorkers, WorkerSpec
+from machu_env.train.ppo.workers import LocalWorkers, WorkerSpec
 
 
 def games_of(config, net_config: dict, say: Callable[[str], None] | None = None):
@@ -19,7 +19,7 @@ def games_of(config, net_config: dict, say: Callable[[str], None] | None = None)
                             observation=c.observation, head_start=c.head_start)
     spec = WorkerSpec.of(c, net_config)
     if c.ray:
-        from machu_env.train.ray_workers import RayWorkers
+        from machu_env.train.ppo.ray_workers import RayWorkers
 
         return RayWorkers(spec, c.rollout_workers, say=say)
     return LocalWorkers(spec, c.rollout_workers, c.threads)

@@ -55,28 +55,30 @@ from machu_env.agents import policy_file
 from machu_env.core import files
 from machu_env.core.heartbeat import beating
 from machu_env.core.learner_batch import LearnerBatch
-from machu_env.train import checkpoints, ladder, run_folder, sizing
-from machu_env.train.config import TrainConfig
-from machu_env.train.evaluate import win_share_and_habits
-from machu_env.train.games import games_of
-from machu_env.train.history import (  # noqa: F401  (re-exported: the trainer's API)
-    EVAL_OPPONENTS,
-    plot_curve,
-    read_history,
-)
-from machu_env.train.init_files import arch_of, init_path, observation_of
-from machu_env.train.league import evaluate_members, install_pool, train_exploiter
-from machu_env.train.overlap import stepper
-from machu_env.train.ppo import (
+from machu_env.train.ppo.evaluate import win_share_and_habits
+from machu_env.train.ppo.games import games_of
+from machu_env.train.ppo.overlap import stepper
+from machu_env.train.ppo.ppo import (
     PPO,
     bf16_supported,
     net_config,  # noqa: F401  (re-exported)
     new_net,
     set_threads,
+    sizing,
     torch_device,
 )
-from machu_env.train.progress import Progress, busy_warning, run_summary, say_evaluation
-from machu_env.train.workers import EpisodeCounts, Spread
+from machu_env.train.ppo.workers import EpisodeCounts, Spread
+from machu_env.train.probe import ladder
+from machu_env.train.probe.league import evaluate_members, install_pool, train_exploiter
+from machu_env.train.run import checkpoints, run_folder
+from machu_env.train.run.config import TrainConfig
+from machu_env.train.run.history import (  # noqa: F401  (re-exported: the trainer's API)
+    EVAL_OPPONENTS,
+    plot_curve,
+    read_history,
+)
+from machu_env.train.run.init_files import arch_of, init_path, observation_of
+from machu_env.train.run.progress import Progress, busy_warning, run_summary, say_evaluation
 
 CHECKPOINT_SECONDS = 300.0  # a checkpoint at least this often, between evaluations too
 EVAL_HEARTBEAT = 20.0  # seconds between the "still evaluating" lines
@@ -125,7 +127,7 @@ class Trainer:
         self.member_wins: dict[str, float] = {}  # the learner's win share per pool member
         self.rungs_before: frozenset[str] = frozenset()  # reached by earlier recipe phases
         if not resume and init_net is None and c.imitate:
-            from machu_env.train.imitate import check_memory
+            from machu_env.train.data.imitate import check_memory
 
             check_memory(c.imitate_games, self.config_net["obs_size"])
         run_folder.refuse_inputs_inside(self.out, c, resume)
@@ -161,7 +163,7 @@ class Trainer:
             net = init_net if init_net is not None else \
                 new_net(self.config_net, c.seed).to(self.device)
             if init_net is None and c.imitate:  # fresh weights: the heuristic's moves first
-                from machu_env.train.imitate import head_start
+                from machu_env.train.data.imitate import head_start
 
                 self.imitation = head_start(net, c, self.device, verbose)
             self.model = PPO(net, c.ppo_settings(), seed=c.seed)
@@ -184,7 +186,7 @@ class Trainer:
             from machu_env.ray_backend import cluster_cpus, require_ray
 
             if not require_ray().is_initialized():
-                raise ValueError("--ray: join the cluster first (machu_env.train.selfplay."
+                raise ValueError("--ray: join the cluster first (machu_env.train.run.selfplay."
                                  "train does)")
             ray_cpus = cluster_cpus()
         line = c.size_to(cores, gpu, ray_cpus).words(cores, gpu)
@@ -244,7 +246,7 @@ class Trainer:
     def _info(self) -> dict[str, Any]:
         c = self.config
         info = {"players": c.players, "num_timesteps": int(self.model.num_timesteps),
-                "algorithm": "masked PPO (machu_env.train.ppo)", "reward": c.reward,
+                "algorithm": "masked PPO (machu_env.train.ppo.ppo)", "reward": c.reward,
                 "league": c.league, "run": str(self.out)}
         if c.recipe:  # (what rebuilds it: machu agents shows the command)
             info.update(recipe=Path(c.recipe).stem, seed=c.seed,
@@ -304,7 +306,7 @@ class Trainer:
             if name not in c.eval_names():
                 continue
             if c.ray:  # chunks of games as Ray tasks (float32 copies of the learner)
-                from machu_env.train.exploit_eval import evaluate_exploiter
+                from machu_env.train.probe.exploit_eval import evaluate_exploiter
 
                 row[f"win_vs_{name}"] = float(evaluate_exploiter(
                     self.model.net, name, c.players, c.eval_games, seed=1_000_003 * (k + 1),

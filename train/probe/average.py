@@ -22,7 +22,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from machu_env.train.population import MAX_MEMBERS, members_of
+from machu_env.train.probe.population import MAX_MEMBERS, members_of
 
 
 def check_count(names: list[str]) -> None:
@@ -102,7 +102,7 @@ def average(names: list[str], weights: list[float], out: str | Path,
                           "sha256": hashlib.sha256(d).hexdigest()}
                          for n, w, d in zip(names, weights, data, strict=True)],
             "command": command, "format_note": "weights: the weighted mean of the members' "
-            "weights (machu_env.train.average)"}
+            "weights (machu_env.train.probe.average)"}
     path = policy_file.save(out, mean, config, info,
                             play={"temperature": play0} if play0 else None)
     return {"members": names, "weights": [round(w, 6) for w in weights], "out": str(path),

@@ -37,7 +37,7 @@ def available_memory() -> int:
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    from machu_env.train.ppo import memory_for_rollouts
+    from machu_env.train.ppo.ppo import memory_for_rollouts
 
     return memory_for_rollouts()
 
@@ -64,7 +64,7 @@ def check_memory(games: int, obs_size: int) -> None:
 def teacher_data(teacher: str, players: int, games: int, seed: int, obs_size: int):
     """(observations, masks, actions, results) of every decision of ``games`` games of
     ``teacher`` at every seat: float32, bool, int64, float32 (the decider's final reward)."""
-    from machu_env.train.dataset import play_recorded
+    from machu_env.train.data.dataset import play_recorded
 
     check_memory(games, obs_size)
     obs, masks, actions, results = [], [], [], []
@@ -96,7 +96,7 @@ def imitate(net, teacher: str, players: int, games: int, epochs: int, seed: int 
 
     import torch
 
-    from machu_env.train.ppo import masked_logits
+    from machu_env.train.ppo.ppo import masked_logits
 
     if teacher not in TEACHERS:
         raise ValueError(f"imitate must be one of {', '.join(TEACHERS)} (a compiled "

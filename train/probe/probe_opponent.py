@@ -11,7 +11,7 @@ from machu_env.core.game import Game
 from machu_env.engine import pool as O
 from machu_env.engine.flow import advance
 from machu_env.rules.actions import NUM_ACTIONS
-from machu_env.train.bank import PolicyBank
+from machu_env.train.ppo.bank import PolicyBank
 
 
 class AgentBank:

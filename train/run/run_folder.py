@@ -11,7 +11,7 @@ from pathlib import Path
 
 from machu_env.core import files
 from machu_env.core.run_files import RunFolder
-from machu_env.train.checkpoints import BEST, LATEST, OPTIMIZER, STATE
+from machu_env.train.run.checkpoints import BEST, LATEST, OPTIMIZER, STATE
 
 # what a run writes besides its config: removed when a new run starts in a folder whose earlier
 # run (recorded as such by OWNER) never reached a checkpoint (no latest.json)
@@ -51,7 +51,7 @@ def check_new(out: Path) -> None:
 def refuse_inputs_inside(out: Path, c, resume: bool) -> None:
     """The run reads no file from its own folder (``--init``, ``--frozen``, evaluated
     agents): a new run there would remove or overwrite it. ValueError naming the option."""
-    from machu_env.train.init_files import init_path
+    from machu_env.train.run.init_files import init_path
 
     root = files.resolved(out)
     named = [("--init", init_path(c.init))] if c.init and not resume else []

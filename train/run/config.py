@@ -13,19 +13,19 @@ from machu_env.core import files
 from machu_env.core.opponent_pool import parse_pool
 from machu_env.core.reward_modes import check_reward_mode
 from machu_env.engine.pool import COMPILED_NAMES
-from machu_env.train import sizing
-from machu_env.train.args import (  # noqa: F401  (re-exported)
+from machu_env.train.ppo.ppo import (
+    PPOSettings,
+    sizing,
+)
+from machu_env.train.run.args import (  # noqa: F401  (re-exported)
     MAX_EVAL_GAMES,
     MAX_POOL,
     MAX_SACRIFICES,
     TrainArgs,
 )
-from machu_env.train.history import EVAL_OPPONENTS  # noqa: F401  (re-exported)
-from machu_env.train.init_files import init_path
-from machu_env.train.ppo import (
-    PPOSettings,
-)
-from machu_env.train.settings import from_mapping
+from machu_env.train.run.history import EVAL_OPPONENTS  # noqa: F401  (re-exported)
+from machu_env.train.run.init_files import init_path
+from machu_env.train.run.settings import from_mapping
 
 DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` is left empty
 EVAL_EVERY, STOP_EVAL_EVERY = 500_000, 65_536  # (eval_every 0: see TrainConfig.eval_interval)
@@ -54,7 +54,7 @@ class TrainConfig(TrainArgs, PPOSettings):
             raise ValueError(f"machine_class must name one of a recipe's machine classes (with "
                              f"--recipe), got {self.machine_class!r:.60}")
         if self.eval_agents:
-            from machu_env.train.ladder import eval_agents
+            from machu_env.train.probe.ladder import eval_agents
 
             eval_agents(self.eval_agents, self.players)
         if self.imitate and self.imitate not in COMPILED_NAMES:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from machu_env.core.learner_batch import LearnerBatch
-from machu_env.train.ppo import PPO, PPOSettings, Rollout, new_net
+from machu_env.train.ppo.ppo import PPO, PPOSettings, Rollout, new_net
 
 SEED_STRIDE = 1_000_003  # worker k's games and draws: seed + SEED_STRIDE * (k + 1)
 ROLLOUT_FIELDS = ("obs", "masks", "actions", "logp", "values", "rewards", "starts")
@@ -118,7 +118,7 @@ class RolloutWorker:
 
     def set_pool(self, pool: dict[str, Any]) -> None:
         """The frozen policies of the pool (``pool_payload``), with this worker's own draws."""
-        from machu_env.train.bank import PolicyBank
+        from machu_env.train.ppo.bank import PolicyBank
 
         nets = []
         for state in pool["states"]:

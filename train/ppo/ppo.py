@@ -35,9 +35,9 @@ import numpy as np
 
 from machu_env.agents.masking import masked_logits as play_logits
 from machu_env.agents.policy_file import net_config, new_net  # noqa: F401  (re-exported)
-from machu_env.train.args import MAX_THREADS, PPOArgs  # noqa: F401  (MAX_THREADS re-exported)
-from machu_env.train.rollout_buffer import Rollout, rollout_bytes  # noqa: F401  (re-exported)
-from machu_env.train.settings import check_declared
+from machu_env.train.ppo.rollout_buffer import Rollout, rollout_bytes  # noqa: F401  (re-exported)
+from machu_env.train.run.args import MAX_THREADS, PPOArgs  # noqa: F401  (MAX_THREADS re-exported)
+from machu_env.train.run.settings import check_declared
 
 PRECISIONS = ("fp32", "bf16")
 MAX_LAG_WEIGHT = 2.0  # decoupled PPO: the cap of a sample's proximal / behaviour probability

@@ -1,7 +1,7 @@
 """Train MaskablePPO on ``MachuPicchu-v0`` against random opponents, save it, and report its
 win rate against random players before and after training.
 
-    python -m machu_env.train.ppo_vs_random --players 2 --timesteps 200000 --out runs/ppo_vs_random
+    python examples/ppo_vs_random.py --players 2 --timesteps 200000 --out runs/ppo_vs_random
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib). The minimal complete loop on
 the Gymnasium env; the self-play pipeline with an opponent pool is ``machu train``

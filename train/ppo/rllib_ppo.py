@@ -1,6 +1,6 @@
 """PPO with RLlib on the game (the ``rllib`` extra).
 
-    python -m machu_env.train.rllib_ppo --players 2 --iterations 50 --out runs/rllib_2p \\
+    python -m machu_env.train.ppo.rllib_ppo --players 2 --iterations 50 --out runs/rllib_2p \\
         [--envs-per-runner 128] [--env-runners 0] [--opponents random:0.1,builder:0.3,gold:0.6]
         [--snapshot-every 10 --self-weight 0.3] [--eval-every 5] [--checkpoint-every 10]
         [--resume runs/rllib_2p/checkpoint_20] [--address auto | ray://host:port]
@@ -175,7 +175,7 @@ def _refresh_snapshots(algo, module_id: str, frozen: list[Any], keep: int) -> li
     frozen = [*frozen, net][-keep:]
 
     def install(runner, nets=tuple(frozen)):
-        from machu_env.train.bank import PolicyBank
+        from machu_env.train.ppo.bank import PolicyBank
 
         env = getattr(runner, "env", None)
         if env is not None:
@@ -203,7 +203,7 @@ def _log_row(writer, row: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m machu_env.train.rllib_ppo",
+    p = argparse.ArgumentParser(prog="python -m machu_env.train.ppo.rllib_ppo",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--players", type=int, default=2, choices=range(2, 6), metavar="2-5")
     p.add_argument("--iterations", type=int, default=10)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from machu_env.train.settings import setting
+from machu_env.train.run.settings import setting
 
 MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
 MAX_WORKERS = 1024  # rollout workers
@@ -37,7 +37,7 @@ class PPOArgs:
     ent_coef_final: float = setting(-1.0,
         "decay the entropy bonus linearly to this over the run (-1: no schedule)")
     magnet_coef: float = setting(0.0,
-        "weight of the reverse KL to the magnet policy (MMD; train/ppo.py)")
+        "weight of the reverse KL to the magnet policy (MMD; train/ppo/ppo.py)")
     magnet_every: int = setting(0,
         "updates between magnet resets to the current policy (0: the uniform magnet)", 0)
     cut_as_loss: bool = setting(False,
@@ -99,7 +99,7 @@ class TrainArgs(PPOArgs):
         "update of policy lag; --threads are split between the two)")
     league: bool = setting(False,
         "league training: exploiters of the main agent join the pool "
-        "(train/selfplay.py)")
+        "(train/run/selfplay.py)")
     exploiter_every: int = setting(2000000, "league: main steps between exploiters", 1)
     exploiter_steps: int = setting(500000, "league: training steps of each exploiter", 1)
     exploiter_share: float = setting(0.5, "league: the exploiters' share of the self weight", 0, 1)

@@ -44,7 +44,7 @@ from typing import Any
 from machu_env.agents import policy_file
 from machu_env.core import files
 from machu_env.core.processes import run_jobs
-from machu_env.train.run_schemas import FINAL_EVAL, PROBE_SUMMARY
+from machu_env.train.run.run_schemas import FINAL_EVAL, PROBE_SUMMARY
 
 KEEP = ("least-exploitable", "last")
 LATE = ("from", "timesteps", "settings")  # the keys of ``late``
@@ -244,7 +244,7 @@ def candidates(record: dict[str, Any]) -> list[dict[str, Any]]:
 def keep(record: dict[str, Any], kept: dict[str, Any] | None, rule: str,
          players: int) -> dict[str, Any]:
     """The agent the stage keeps (see the module); ``kept``: the phases' choice (its rung)."""
-    from machu_env.train import ladder
+    from machu_env.train.probe import ladder
 
     rungs = [name for name, _ in ladder.ladder(players)]
 
@@ -271,7 +271,7 @@ def _probes(agent: Path, out: Path, round_: int | str, probe_seeds: list[int],
     """``machu exploit`` of ``agent`` with each seed (a finished probe is read, not run again):
     up to a core's worth at once, each in a process of its own with its share of the threads
     (a probe's small batches use few cores), else one by one."""
-    from machu_env.train import sizing
+    from machu_env.train.ppo import sizing
 
     todo = [s for s in probe_seeds if not _finished(out / probe_folder(round_, s))]
     for s in todo:
@@ -327,8 +327,8 @@ def _finished(folder: Path) -> bool:
 
 def _probe_job(job: tuple) -> None:
     """One probe (in this process or a spawned one): its threads, then ``exploit``."""
-    from machu_env.train import exploit
-    from machu_env.train.ppo import set_threads
+    from machu_env.train.ppo.ppo import set_threads
+    from machu_env.train.probe import exploit
 
     agent, players, steps, seed, folder, games, threads = job
     if threads:

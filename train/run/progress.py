@@ -124,7 +124,7 @@ def say_evaluation(progress: Progress, history: list[dict], shown: list[str],
     """The last evaluation's line (win share against each opponent measured), and a line for
     each rung of the strength ladder (``ladder.py``) it reaches first (``earlier``: the rungs
     an earlier phase of a recipe reached)."""
-    from machu_env.train.ladder import reached
+    from machu_env.train.probe.ladder import reached
 
     row = history[-1]
     measured = [n for n in shown if row[f"win_vs_{n}"] == row[f"win_vs_{n}"]]  # (not NaN)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from machu_env.train.evaluate import win_share
+from machu_env.train.ppo.evaluate import win_share
 
 GOLD_MARK = {2: 0.95, 3: 0.90, 4: 0.80, 5: 0.75}
 RUNGS = {2: ("ppo-2p-v1", "ppo-2p", "ppo-2p-race", "ppo-2p-reg", "ppo-2p-avg", "best-2p"),
@@ -55,7 +55,7 @@ def eval_agents(text: str, players: int) -> list[str]:
 
 def opponents(names: list[str], players: int) -> dict[str, Any]:
     """Each named agent as a bank of its policies (loaded once, before the run starts)."""
-    from machu_env.train.probe_opponent import opponent_for
+    from machu_env.train.probe.probe_opponent import opponent_for
 
     return {name: opponent_for(name, players, seed=5)[1] for name in names}
 
@@ -90,7 +90,7 @@ def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str,
     it was last evaluated against and its win share there, and its checkpoint file (relative
     to ``out``)."""
     from machu_env.agents import policy_file
-    from machu_env.train.history import read_history
+    from machu_env.train.run.history import read_history
 
     best, key, before = None, None, 0
     rungs = [name for name, _ in ladder(players)]

@@ -44,8 +44,10 @@ from typing import Any
 
 from machu_env.agents import policy_file
 from machu_env.core import files
-from machu_env.train import ladder, machines, recipe_folder, rounds, run_schemas
-from machu_env.train.recipe_state import start_state
+from machu_env.train.probe import ladder
+from machu_env.train.recipes import machines, recipe_folder, rounds
+from machu_env.train.recipes.recipe_state import start_state
+from machu_env.train.run import run_schemas
 
 FOLDER = Path(__file__).resolve().parent / "recipe_files"
 FORMAT = "machu-env-recipe"
@@ -162,7 +164,7 @@ def check(data: Any, where: str) -> dict[str, Any]:
 def _settings_ok(settings: dict[str, Any], here: str, players: int) -> None:
     """A phase's (or the rounds') settings: ``machu train`` settings the recipe may set, each
     of its type and value, training against heuristics and the run's own policies only."""
-    from machu_env.train.config import TrainConfig
+    from machu_env.train.run.config import TrainConfig
 
     settable = {f.name for f in fields(TrainConfig)}
     bad = sorted(k for k in settings if k not in settable or k in RESERVED)
@@ -174,8 +176,8 @@ def _settings_ok(settings: dict[str, Any], here: str, players: int) -> None:
 
 def _config(settings: dict[str, Any], where: str, **run: Any):
     """A ``TrainConfig`` of a phase's settings (each checked for its type) and the runner's."""
-    from machu_env.train.config import TrainConfig
-    from machu_env.train.settings import from_mapping
+    from machu_env.train.run.config import TrainConfig
+    from machu_env.train.run.settings import from_mapping
 
     values = from_mapping(TrainConfig, settings, where)
     config = TrainConfig(**{**values, **run})
@@ -232,7 +234,7 @@ def _machine(recipe: dict[str, Any], given: str, threads: int, device: str,
              ray: str) -> tuple[str, str]:
     """The machine class the run uses and why (``machines.choose``) on this machine: the cores
     it may use (``--threads``, the Ray cluster's CPUs, the process's) and its device."""
-    from machu_env.train import sizing
+    from machu_env.train.ppo import sizing
 
     if ray:
         from machu_env.ray_backend import cluster_cpus
@@ -282,7 +284,7 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, out: Path, state: dict
                        rollout_workers: int) -> dict[str, Any]:
     """The phases not done yet, then the rounds (``_run``'s body, once the folder is the
     run's)."""
-    from machu_env.train.selfplay import Trainer
+    from machu_env.train.run.selfplay import Trainer
 
     state_path = out / "recipe.json"
     stored = state.get("machine_class", machines.BASE)
@@ -374,7 +376,7 @@ def _tune(players: int, name: str, over: dict[str, Any], state: dict[str, Any], 
     the previous round's last evaluated agent. ``elapsed``: the run's seconds before it, so
     that a rung it reaches first is said with the run's time (the rungs reached before: not
     again)."""
-    from machu_env.train.selfplay import Trainer
+    from machu_env.train.run.selfplay import Trainer
 
     verbose = run.pop("verbose")
 

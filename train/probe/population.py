@@ -31,8 +31,8 @@ import numpy as np
 
 from machu_env.core import files
 from machu_env.core.checks import check_int
-from machu_env.train.bank import PolicyBank
-from machu_env.train.evaluate import game_outcomes
+from machu_env.train.ppo.bank import PolicyBank
+from machu_env.train.ppo.evaluate import game_outcomes
 
 MAX_MEMBERS = 16  # n * (n - 1) pairings of --games games each
 
@@ -141,7 +141,7 @@ def build(names: list[str], players: int, games: int, out: str | Path, seed: int
                 members[k][2], float(x[k])) for k in kept]
     path = policy_file.save_population(out, entries, {**summary, "format_note":
                                        "weights: Nash mixture of the payoff matrix "
-                                       "(machu_env.train.population)"})
+                                       "(machu_env.train.probe.population)"})
     return {**summary, "out": str(path)}
 
 
@@ -158,8 +158,8 @@ def psro(names: list[str], players: int, games: int, out: str | Path, iterations
     import json
 
     from machu_env.agents import policy_file
-    from machu_env.train.exploit import train_against
-    from machu_env.train.ppo import PPOSettings
+    from machu_env.train.ppo.ppo import PPOSettings
+    from machu_env.train.probe.exploit import train_against
 
     check_int("iterations", iterations, 1, MAX_MEMBERS - 1)
     check_int("steps", steps, 1, 10**10)
@@ -195,7 +195,7 @@ def psro(names: list[str], players: int, games: int, out: str | Path, iterations
                     members[i][2], float(x[i])) for i in kept]
         policy_file.save_population(out, entries, {**summary, "format_note":
                                     "weights: Nash mixture of the payoff matrix, PSRO "
-                                    "(machu_env.train.population)"})
+                                    "(machu_env.train.probe.population)"})
         files.write_json(folder / "psro.json", summary)
         if k == iterations:
             break

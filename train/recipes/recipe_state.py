@@ -1,5 +1,5 @@
 """A recipe run's progress, ``OUT/recipe.json``: a new run's, or the one ``--resume`` goes on
-with, every field it reads checked first (``machu_env.train.recipes`` runs the phases)."""
+with, every field it reads checked first (``machu_env.train.recipes.recipes`` runs the phases)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from machu_env.core import files, schema
-from machu_env.train import machines, rounds, run_schemas
+from machu_env.train.recipes import machines, rounds
+from machu_env.train.run import run_schemas
 
 
 def start_state(path: Path, recipe: dict[str, Any], seed: int, resume: bool,

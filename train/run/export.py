@@ -1,7 +1,7 @@
 """Export a training checkpoint as an agent file (data only: ``safetensors`` + JSON metadata).
 
-    python -m machu_env.train.export runs/selfplay_2p/best.safetensors ppo_2p.safetensors
-    python -m machu_env.train.export --trust-pickle old_model.zip agent.safetensors
+    python -m machu_env.train.run.export runs/selfplay_2p/best.safetensors ppo_2p.safetensors
+    python -m machu_env.train.run.export --trust-pickle old_model.zip agent.safetensors
 
 A run's checkpoints already are agent files; exporting checks one, adds a note on where it came
 from and enforces the shipped agents' size limit. A Stable-Baselines3 ``.zip`` (a MaskablePPO
