@@ -23,6 +23,7 @@ ALLOWED = {
     ("_cache.py", "path.read_bytes()"): "numba's own cache index, hashed to key the cache",
     ("_cache.py", "open(path"): "numba's own cache index",
     ("train/run/progress.py", 'open("/proc/loadavg")'): "the kernel's load average",
+    ("train/ppo/threads.py", 'open("/proc/stat"'): "the kernel's CPU counters",
     ("train/data/imitate.py", 'open("/proc/meminfo")'): "the kernel's memory figures",
     ("bench/machine.py", 'Path("/proc/cpuinfo").read_text()'): "the kernel's CPU description",
     ("views/raster.py", "image.open(io.BytesIO"): "a picture in memory",

@@ -36,9 +36,8 @@ instead of fresh weights. ``--head-start S``, a curriculum: in a share S of the 
 the learner starts holding a free priest card (``LearnerBatch``); evaluations play the rules.
 
 Speed: the games in flight, the threads and the device are sized to the machine (``sizing``;
-the run's first line says what it picked), ``--precision bf16`` (autocast), ``--threads``
-(torch's and numba's; two runs on 2 cores: ``--threads 1`` each), ``--overlap`` (rollout beside
-update: overlap.py).
+the first line says what it picked; sized threads make room for other work: ``threads``),
+``--precision bf16`` (autocast), ``--threads``, ``--overlap`` (rollout beside update).
 """
 
 from __future__ import annotations
@@ -67,6 +66,7 @@ from machu_env.train.ppo.ppo import (
     sizing,
     torch_device,
 )
+from machu_env.train.ppo.threads import ThreadGovernor
 from machu_env.train.ppo.workers import EpisodeCounts, Spread
 from machu_env.train.probe import ladder
 from machu_env.train.probe.league import evaluate_members, install_pool, train_exploiter
@@ -102,6 +102,7 @@ class Trainer:
             saved.minutes = minutes if minutes is not None else config.minutes or saved.minutes
             config = saved
         config.check()
+        threads_given = config.threads  # (0: sized, then yielding to other work: threads.py)
         self.sizing_line = self._size(config, verbose)
         if config.precision == "bf16" and not bf16_supported():
             raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 "
@@ -113,6 +114,8 @@ class Trainer:
 
         self.device = torch_device(c.device)
         set_threads(c.threads, c.overlap)  # before any torch op (an OpenMP team spins)
+        self.governor = ThreadGovernor(c.threads, set_threads) if not threads_given \
+            and not c.overlap and not c.ray and c.rollout_workers <= 1 else None  # (sized)
         if not c.net_arch and not resume:  # --init's own shape, or the default one
             c.net_arch = arch_of(init_path(c.init)) if c.init else c.arch()
         if not c.observation:  # --init's own observation, or version 1
@@ -360,7 +363,7 @@ class Trainer:
         c, m = self.config, self.model
         self.progress = Progress(c.timesteps, int(m.num_timesteps), enabled=self.verbose,
                                  goal=c.goal_words(), seconds=c.minutes * 60 - self.elapsed_now())
-        if warning := (busy_warning(c.threads) if self.verbose else None):
+        if warning := (busy_warning(c.threads) if self.verbose and not self.governor else None):
             self.progress.say(warning)
         if not self.history and c.eval_start:  # the starting policy is a checkpoint too
             self.progress.say(f"evaluating the starting policy ({c.eval_games:,} games against "
@@ -384,6 +387,8 @@ class Trainer:
             self.train_seconds += time.perf_counter() - t0
             self._steps_this_session = m.num_timesteps - start_steps
             self.progress.update(int(m.num_timesteps))
+            if self.governor is not None and (line := self.governor.check()):
+                self.progress.say(line)
             self._log({**{f"rollout/win_vs_{k}": v for k, v in results.shares().items()},
                        **{f"train/{k}": v for k, v in losses.items()},
                        "time/env_steps_per_second": self._steps_this_session
