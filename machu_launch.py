@@ -46,7 +46,8 @@ def main() -> None:
     if _received:
         _leave(_received[0])
     try:
-        entry_point(_received)  # (it exits; a signal noted until its handlers are set: said)
+        # (it exits; a signal noted until its handlers are set: said)
+        entry_point(_received, compile_worker)
     except KeyboardInterrupt as e:
         _leave(getattr(e, "signum", signal.SIGINT))
 

@@ -3,8 +3,8 @@ against one chain per member present, for 1-8 members of 256-wide version-2 netw
 
     python benchmarks/bank_paths.py
 
-``machu_env.train.bank``'s ``BROADCAST_ROWS`` (rows x members up to which the batched chain is used)
-comes from this table. One torch thread; prints microseconds per call.
+``machu_env.train.ppo.bank``'s ``BROADCAST_ROWS`` (rows x members up to which the batched chain
+is used) comes from this table. One torch thread; prints microseconds per call.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 def main() -> None:
     import torch
 
-    import machu_env.train.bank as bank_module
+    import machu_env.train.ppo.bank as bank_module
     from machu_env.agents.policy_file import new_net
     from machu_env.agents.policy_net import net_config
 

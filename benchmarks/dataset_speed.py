@@ -25,7 +25,7 @@ from pathlib import Path
 
 
 def machu_row(agents: list[str], games: int, folder: Path) -> dict:
-    from machu_env.train.dataset import write_dataset
+    from machu_env.train.data.dataset import write_dataset
 
     write_dataset(agents, 2, 64, folder / "warm", name="warm")  # compiled, cached, loaded
     card = write_dataset(agents, 2, games, folder / "run", name="run", seed=1)

@@ -3,18 +3,17 @@
     python benchmarks/thread_scaling.py [--steps 204800] [--rounds 2] [--players 2]
         [--chunksize N]
 
-Each round trains ``--steps`` env steps (``train_speed.machu_train``: the defaults, the default pool
-with a frozen copy of the initial policy, no evaluation, after a warm-up) with 1 thread, then with 2
-(torch's and numba's), then with 2 and ``--overlap`` (``machu_env.train.overlap``: the next rollout
-collected on one core while the update runs on the other), then two 1-thread runs at once in two
-processes (their steps/s summed: the machine's ceiling for two cores). Rounds alternate so that a
-drift of the machine shows in all alike. (The published figures of 2026-11-27 also measured rollouts
-split into two parts collected on a thread each, with the version of this script in commit 1b3f8b5:
-slower, see research/log.md, and not kept.) ``--chunksize N`` adds 2 threads with numba's dynamic
-scheduling in chunks of N games (``numba.set_parallel_chunksize``; 0, the default, splits the games
-evenly between the threads). Writes ``thread_scaling.json`` (machine, versions, date) under
-``--out``. Measure on an idle machine.
-"""
+Each round trains ``--steps`` env steps (``train_speed.machu_train``: the defaults, the default
+pool with a frozen copy of the initial policy, no evaluation, after a warm-up) with 1 thread, then
+with 2 (torch's and numba's), then with 2 and ``--overlap`` (``machu_env.train.ppo.overlap``: the
+next rollout collected on one core while the update runs on the other), then two 1-thread runs at
+once in two processes (their steps/s summed: the machine's ceiling for two cores). Rounds alternate
+so that a drift of the machine shows in all alike. (The published figures of 2026-11-27 also
+measured rollouts split into two parts collected on a thread each, with the version of this script
+in commit 1b3f8b5: slower, see research/log.md, and not kept.) ``--chunksize N`` adds 2 threads
+with numba's dynamic scheduling in chunks of N games (``numba.set_parallel_chunksize``; 0, the
+default, splits the games evenly between the threads). Writes ``thread_scaling.json`` (machine,
+versions, date) under ``--out``. Measure on an idle machine. """
 
 from __future__ import annotations
 

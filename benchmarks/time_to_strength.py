@@ -23,15 +23,15 @@ minibatch 4096, 4 epochs, two 256x256 MLPs, fp32, learning rate 3e-4). Writes
 ``time_to_strength.json`` (``time_to_strength_<P>p.json`` for other player counts) under
 ``--out``; measure on an idle machine.
 
-The strength ladder (``--ladder --minutes M``): every run trains for ``M`` minutes, evaluating
-the shipped agents too (``--eval-agents ladder``, ``machu_env.train.ladder``), and the table gives
+The strength ladder (``--ladder --minutes M``): every run trains for ``M`` minutes, evaluating the
+shipped agents too (``--eval-agents ladder``, ``machu_env.train.probe.ladder``), and the table gives
 the wall-clock from launch to each rung (95 % against ``gold``, then 50 % against ``ppo-2p-v1``,
 ``ppo-2p``, ``ppo-2p-race``, ``best-2p``; for 3 players 90 % against two ``gold`` and a third
-against two of each 3-player agent), the last rung reached replayed with ``--final-games``
-games by the run's agent (a recipe's ``OUT/agent.safetensors``: with ``"keep": "ladder"`` the
-checkpoint that did best on the ladder, not the last one). A setting ``--recipe NAME`` runs
-that recipe (``machu train --recipe``) with the same budget; the peer (MaskablePPO) trains for
-the same minutes and is measured on the ladder at the end::
+against two of each 3-player agent), the last rung reached replayed with ``--final-games`` games by
+the run's agent (a recipe's ``OUT/agent.safetensors``: with ``"keep": "ladder"`` the checkpoint that
+did best on the ladder, not the last one). A setting ``--recipe NAME`` runs that recipe (``machu
+train --recipe``) with the same budget; the peer (MaskablePPO) trains for the same minutes and is
+measured on the ladder at the end::
 
     python benchmarks/time_to_strength.py --ladder --minutes 60 --seeds 1 \
         --setting recipe='--recipe best-2p' --setting defaults= --peer defaults
@@ -88,10 +88,10 @@ def _histories(folder: Path) -> list[dict[str, float]]:
 def _marks_of(row: dict[str, float], marks: dict, now: float, players: int,
               ladder: bool) -> None:
     """The marks a history row reaches first: win shares against gold (``MARKS``), and with
-    ``ladder`` each rung of the strength ladder (``machu_env.train.ladder``)."""
+    ``ladder`` each rung of the strength ladder (``machu_env.train.probe.ladder``)."""
     goals = [(f"{m}", "gold", m) for m in MARKS]
     if ladder:
-        from machu_env.train.ladder import ladder as rungs
+        from machu_env.train.probe.ladder import ladder as rungs
 
         goals += [(name, name, mark) for name, mark in rungs(players)]
     for key, name, mark in goals:
@@ -165,7 +165,7 @@ def confirm(policy: Path, players: int, games: int, seed: int = 11,
 
     from machu_env.agents import policy_file
     from machu_env.agents.masking import masked_argmax
-    from machu_env.train.evaluate import game_outcomes
+    from machu_env.train.ppo.evaluate import game_outcomes
 
     tensors, config, _ = policy_file.parse(policy.read_bytes(), str(policy))
     net = policy_file.build_net(tensors, config)
@@ -176,7 +176,7 @@ def confirm(policy: Path, players: int, games: int, seed: int = 11,
         return masked_argmax(logits, torch.as_tensor(masks)).numpy()
 
     if opponent != "gold":
-        from machu_env.train.probe_opponent import opponent_for
+        from machu_env.train.probe.probe_opponent import opponent_for
 
         opponent = opponent_for(opponent, players, seed=seed)[1]
     won, _, _ = game_outcomes(predict, opponent, games, players, seed=seed)
@@ -185,7 +185,7 @@ def confirm(policy: Path, players: int, games: int, seed: int = 11,
 
 def confirm_ladder(run: dict, players: int, games: int) -> dict | None:
     """The last rung of the ladder a run reached, replayed with ``games`` games."""
-    from machu_env.train.ladder import ladder
+    from machu_env.train.probe.ladder import ladder
 
     top = [name for name, _ in ladder(players) if name in run["marks"]]
     if not top:
@@ -197,7 +197,7 @@ def confirm_ladder(run: dict, players: int, games: int) -> dict | None:
 def ladder_table(runs: dict[str, list[dict]], players: int, peer: dict | None) -> list[dict]:
     """A row per rung: each setting's median seconds to it (None where a seed never got
     there), and whether the peer reached it within its budget."""
-    from machu_env.train.ladder import ladder
+    from machu_env.train.probe.ladder import ladder
 
     rows = []
     for name, mark in ladder(players):
@@ -219,7 +219,7 @@ def maskable_ppo_for(seconds: float, players: int, seed: int, games: int,
     import numpy as np
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from machu_env.train.evaluate import game_outcomes
+    from machu_env.train.ppo.evaluate import game_outcomes
 
     t0 = time.perf_counter()
     model, _ = maskable_setup(players, seed)
@@ -239,8 +239,8 @@ def maskable_ppo_for(seconds: float, players: int, seed: int, games: int,
     result = {"seconds": round(trained, 1), "timesteps": int(model.num_timesteps),
               "win_vs_gold": round(float(won.mean()), 4), "games": games}
     if ladder:  # each rung at the end of the budget: reached (its win share) or not
-        from machu_env.train.ladder import ladder as rungs
-        from machu_env.train.probe_opponent import opponent_for
+        from machu_env.train.probe.ladder import ladder as rungs
+        from machu_env.train.probe.probe_opponent import opponent_for
 
         result["ladder"] = {}
         for name, mark in rungs(players):
@@ -297,7 +297,7 @@ def plot_ladder(result: dict, path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from machu_env.train.ladder import ladder
+    from machu_env.train.probe.ladder import ladder
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     colours = plt.get_cmap("viridis")

@@ -47,9 +47,9 @@ from autoreset_speed import vector_steps
 from machu_env._extras import install_hint
 from machu_env.bench.machine import describe
 from machu_env.envs.sb3 import MachuPicchuVecEnv
-from machu_env.train.ppo import bf16_supported
-from machu_env.train.selfplay import TrainConfig, train
-from machu_env.train.sizing import usable_cores
+from machu_env.train.ppo.ppo import bf16_supported
+from machu_env.train.ppo.sizing import usable_cores
+from machu_env.train.run.selfplay import TrainConfig, train
 
 NEVER = 10**12  # no evaluation or snapshot during a measured run
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import getpass
 import hashlib
+import importlib.util
 import os
 import platform
 import sys
@@ -168,11 +169,23 @@ def _make_root() -> Path:
     return root
 
 
+# subpackages that a checkout keeps in top-level folders of their own (agents/, train/) and
+# pip installs inside the package (pyproject.toml's package-dir)
+TOP_LEVEL = ("agents", "train")
+
+
 @functools.lru_cache(maxsize=1)
 def source_roots() -> dict[str, Path]:
-    """Folder of each package whose functions this cache serves: name -> path."""
+    """Folder of each package whose functions this cache serves: name -> path (one folder
+    when installed from a wheel; the checkout's agents/ and train/ beside it when editable)."""
     here = Path(__file__).resolve().parent
-    return {PACKAGE: here}
+    roots = {PACKAGE: here}
+    for name in TOP_LEVEL:
+        spec = importlib.util.find_spec(f"{PACKAGE}.{name}")
+        folders = list(spec.submodule_search_locations or []) if spec is not None else []
+        if folders and here not in Path(folders[0]).resolve().parents:
+            roots[f"{PACKAGE}.{name}"] = Path(folders[0]).resolve()
+    return roots
 
 
 @functools.lru_cache(maxsize=1)

@@ -3,9 +3,10 @@
     python scripts/layers.py check      # lint-imports with the contracts of pyproject.toml
     python scripts/layers.py draw       # rewrite the layer picture in docs/architecture.md
 
-Both read the package folder ``machu_env/`` of the checkout as it is: import-linter checks the
-contracts, grimp (import-linter's graph) counts the imports between layers for the picture, so
-the picture cannot drift from the code.
+Both read the package as it installs: the checkout's wheel (setuptools lays out ``machu_env/``,
+``agents/`` and ``train/`` as ``pyproject.toml`` says) unpacked into a temporary folder. There
+import-linter checks the contracts and grimp (import-linter's graph) counts the imports between
+layers for the picture, so the picture cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,15 +35,60 @@ def layers() -> list[list[str]]:
 
 
 def check() -> int:
-    """Run lint-imports over the checkout's package; its exit status."""
-    return lint(ROOT).returncode
+    """Run lint-imports over the checkout's package as it installs; its exit status."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return lint(installed(source_copy(Path(tmp)), Path(tmp))).returncode
 
 
-def lint(folder: Path, capture: bool = False) -> subprocess.CompletedProcess:
-    """lint-imports with pyproject's contracts over the ``machu_env`` package in ``folder``."""
-    env = {**os.environ, "PYTHONPATH": str(folder)}
-    return subprocess.run([shutil.which("lint-imports") or "lint-imports",
-                           str(ROOT / "pyproject.toml"), "--no-cache"], cwd=folder, env=env,
+# what the wheel is built from (the packages' folders are pyproject's package-dir)
+WHEEL_SOURCES = ("pyproject.toml", "README.md", "machu_launch.py", "machu_env", "agents", "train")
+
+
+def source_copy(into: Path, agent_files: bool = False) -> Path:
+    """A copy of what the checkout's wheel is built from, in ``into/src`` (the agent files
+    only with ``agent_files``): the build writes its folders there, not in the checkout, and a
+    test may break the copy."""
+    src = into / "src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc",
+                                    *(() if agent_files else ("*.safetensors",)))
+    for name in WHEEL_SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, src / name, ignore=ignore)
+        else:
+            src.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, src / name)
+    return src
+
+
+def installed(source: Path, into: Path) -> Path:
+    """The package built from ``source`` (``source_copy``) laid out as pip installs it, under
+    ``into/site``: its wheel built by pip (setuptools reads the package folders from
+    ``pyproject.toml``), then unpacked (a pure wheel installs by unpacking; only its modules
+    are needed here). Returns the folder that holds ``machu_env``."""
+    import setuptools
+
+    isolated = int(setuptools.__version__.split(".")[0]) < 77  # (pyproject's build requirement)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                    str(into / "wheel"), *([] if isolated else ["--no-build-isolation"]),
+                    str(source)], check=True, capture_output=True, text=True)
+    site = into / "site"
+    with zipfile.ZipFile(wheel_file(into)) as wheel:
+        wheel.extractall(site, [n for n in wheel.namelist() if n.endswith(".py")])
+    return site
+
+
+def wheel_file(into: Path) -> Path:
+    """The wheel ``installed`` built under ``into``."""
+    return next((into / "wheel").glob("machu_env-*.whl"))
+
+
+def lint(site: Path, capture: bool = False) -> subprocess.CompletedProcess:
+    """lint-imports with pyproject's contracts over the ``machu_env`` package in ``site`` (a
+    folder ``installed`` laid out)."""
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    here = os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", "")))
+    return subprocess.run([shutil.which("lint-imports", path=here) or "lint-imports",
+                           str(ROOT / "pyproject.toml"), "--no-cache"], cwd=site, env=env,
                           capture_output=capture, text=True)
 
 
@@ -63,13 +111,15 @@ print(json.dumps(counts))
 
 def edges() -> dict[tuple[str, str], int]:
     """(importer layer, imported layer) -> number of module imports, from the code: grimp in a
-    fresh interpreter, over the checkout's package."""
+    fresh interpreter, over the checkout's package as it installs."""
     import json
 
     names = [m for row in layers() for m in row]
-    out = subprocess.run([sys.executable, "-c", _GRAPH, json.dumps(names)], cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
-                         text=True, check=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        site = installed(source_copy(Path(tmp)), Path(tmp))
+        out = subprocess.run([sys.executable, "-c", _GRAPH, json.dumps(names)], cwd=site,
+                             env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
+                             text=True, check=True).stdout
     return {tuple(k.split(" ")): n for k, n in json.loads(out).items()}
 
 

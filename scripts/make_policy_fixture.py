@@ -4,7 +4,7 @@ move for move (``tests/agents/test_agent_files.py``).
     python scripts/make_policy_fixture.py OLD_2P.zip OLD_3P.zip tests/data/policy_moves.json
 
 The zips are the agents shipped before the data-only format (commit 7ce598a,
-``machu_env/agents/checkpoints/ppo_{2,3}p.zip``); they are loaded with sb3 (pickle: trusted, our own
+``agents/checkpoints/ppo_{2,3}p.zip``); they are loaded with sb3 (pickle: trusted, our own
 files) and play with ``MaskablePPO.predict(..., deterministic=True)``, as ``PolicyAgent`` did.
 """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from machu_env.train.selfplay import TrainConfig
+from machu_env.train.run.selfplay import TrainConfig
 
 
 def tiny(out, **kw) -> TrainConfig:

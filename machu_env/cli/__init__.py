@@ -104,9 +104,15 @@ def app_commands() -> set[str]:
     return {c.name or c.callback.__name__ for c in app.registered_commands}
 
 
-def entry_point(pending: list[int] | None = None) -> None:
+def entry_point(pending: list[int] | None = None, compile_worker=None) -> None:
     """The console script. ``pending``: where the launcher notes the signals that arrive
-    before these handlers are set (checked once they are: none is lost)."""
+    before these handlers are set (checked once they are: none is lost). ``compile_worker``:
+    the launcher's entry for compile worker processes (it ignores the stop signals before
+    anything is imported; ``warmup``)."""
+    if compile_worker is not None:
+        from machu_env.cli import warmup
+
+        warmup.WORKER_ENTRY[:] = [compile_worker]
     for signum in STOPS:  # the command line only (not an embedding)
         if signal.getsignal(signum) is not signal.SIG_IGN:  # (a shell's `cmd &` ignores SIGINT)
             signal.signal(signum, on_signal)

@@ -1,5 +1,5 @@
 """``machu dataset``: games of any agents written as Minari datasets (one per seat) and game
-records, for offline RL and imitation learning (``machu_env/train/dataset.py``)."""
+records, for offline RL and imitation learning (``train/data/dataset.py``)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def dataset(
     except ImportError:
         raise typer.BadParameter("machu dataset needs Minari: "
                                  + install_hint("integrations")) from None
-    from machu_env.train.dataset import write_dataset
+    from machu_env.train.data.dataset import write_dataset
 
     if threads:
         import numba

@@ -11,8 +11,8 @@ from machu_env._extras import install_hint
 from machu_env.cli.commands import compile_first
 from machu_env.cli.options import agent_files, check_output_folder, refuse_inputs_inside
 from machu_env.cli.summaries import finish, json_option, work_output
-from machu_env.train.args import MAX_THREADS, PPOArgs, TrainArgs
-from machu_env.train.settings import options as options_of
+from machu_env.train.run.args import MAX_THREADS, PPOArgs, TrainArgs
+from machu_env.train.run.settings import options as options_of
 
 
 # --- exploit -------------------------------------------------------------------------------------
@@ -52,8 +52,8 @@ def exploit(
     try:
         import torch  # noqa: F401  (the train extra: said here, not mid-run)
 
-        from machu_env.train.exploit import exploit as run_exploit
-        from machu_env.train.ppo import PPOSettings, bf16_supported
+        from machu_env.train.ppo.ppo import PPOSettings, bf16_supported
+        from machu_env.train.probe.exploit import exploit as run_exploit
     except ImportError as e:
         raise typer.BadParameter(f"the probe needs the train extra ({e}): "
                                  + install_hint("train")) from None
@@ -90,7 +90,7 @@ def exploit(
         from machu_env.cli.training import option_words
 
         raise typer.BadParameter(option_words(str(e), ppo)) from None
-    from machu_env.train.ppo import set_threads
+    from machu_env.train.ppo.ppo import set_threads
 
     set_threads(threads)
     try:
@@ -103,7 +103,7 @@ def exploit(
         if isinstance(e, (ValueError, ImportError)):
             raise typer.BadParameter(str(e)) from None
         raise
-    from machu_env.train.probe_verdict import verdict
+    from machu_env.train.probe.probe_verdict import verdict
 
     lines = verdict(summary, steps)
     lines.append(f"the exploiter and its curve: {out}" if out is not None else

@@ -81,7 +81,7 @@ def export(
     """Check a checkpoint and write it as an agent file for shipping or sharing (its play entry
     kept unless --play-temperature sets another)."""
     try:
-        from machu_env.train.export import MAX_BYTES, export_policy, play_words
+        from machu_env.train.run.export import MAX_BYTES, export_policy, play_words
     except ImportError as e:
         raise typer.BadParameter(f"exporting needs the train extra ({e}): "
                                  + install_hint("train")) from None

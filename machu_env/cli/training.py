@@ -27,20 +27,20 @@ from machu_env.cli.summaries import (
     work_output,
 )
 from machu_env.cli.warmup import training_parts
-from machu_env.train.args import TrainArgs
-from machu_env.train.settings import options as options_of
+from machu_env.train.run.args import TrainArgs
+from machu_env.train.run.settings import options as options_of
 
 
 # --- train ---------------------------------------------------------------------------------------
 def train(ctx: typer.Context, resume: bool = False, as_json: bool = False,
           **settings) -> None:
     """Self-play or league training (masked PPO) against an opponent pool; see
-    machu_env/train/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
+    train/run/selfplay.py. Recipes that rebuild the shipped agents from scratch: RECIPES."""
     try:
         import torch  # noqa: F401  (the train extra: said here, not mid-run)
 
-        from machu_env.train.selfplay import TrainConfig
-        from machu_env.train.selfplay import train as run_training
+        from machu_env.train.run.selfplay import TrainConfig
+        from machu_env.train.run.selfplay import train as run_training
     except ImportError as e:
         raise typer.BadParameter(f"training needs the train extra ({e}): "
                                  + install_hint("train")) from None
@@ -71,10 +71,11 @@ RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "o
 
 
 def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = False) -> None:
-    """``machu train --recipe NAME``: every phase of the recipe (``machu_env.train.recipes``); the
-    options that a recipe sets itself are refused when given."""
-    from machu_env.train import recipes
-    from machu_env.train.config import TrainConfig
+    """``machu train --recipe NAME``: every phase of the recipe
+    (``machu_env.train.recipes.recipes``); the options that a recipe sets itself are refused
+    when given."""
+    from machu_env.train.recipes import recipes
+    from machu_env.train.run.config import TrainConfig
 
     owned = [k for k in TrainConfig().__dict__ if k in given and k not in RECIPE_OPTIONS]
     if owned:
@@ -102,11 +103,11 @@ def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = Fal
 def recipe_help() -> str:
     """The shipped recipes, for ``machu train --help``."""
     try:
-        from machu_env.train.recipes import describe
+        from machu_env.train.recipes.recipes import describe
 
         return describe()
     except (ImportError, ValueError):  # (no train extra, or a recipe file that fails its
-        return "see machu_env/train/recipes.py"  # check: --recipe says why when given)
+        return "see train/recipes/recipes.py"  # check: --recipe says why when given)
 
 
 def option_words(message: str, options: dict) -> str:
@@ -162,13 +163,13 @@ def population(
     as_json: bool = json_option(),
 ) -> None:
     """Nash mixture of a population: measure the members' payoff matrix, solve it, write one
-    agent file that plays them as one agent (machu_env/train/population.py). With --psro, grow the
+    agent file that plays them as one agent (train/probe/population.py). With --psro, grow the
     population by best responses first (PSRO); they are kept in OUT's folder <stem>_psro/."""
     try:
         import torch  # noqa: F401  (the train extra: said here, not mid-run)
 
-        from machu_env.train.population import build
-        from machu_env.train.population import psro as run_psro
+        from machu_env.train.probe.population import build
+        from machu_env.train.probe.population import psro as run_psro
     except ImportError as e:
         raise typer.BadParameter(f"populations need the train extra ({e}): "
                                  + install_hint("train")) from None
@@ -182,7 +183,7 @@ def population(
     try:
         compile_first("population")
         if psro:
-            from machu_env.train.ppo import set_threads
+            from machu_env.train.ppo.ppo import set_threads
 
             set_threads(threads)
             with work_output(as_json):
@@ -207,12 +208,12 @@ def average(
     as_json: bool = json_option(),
 ) -> None:
     """Weight averaging: write one policy whose weights are the weighted mean of the members'
-    (an agent and its fine-tune, or snapshots of one run; machu_env/train/average.py)."""
+    (an agent and its fine-tune, or snapshots of one run; train/probe/average.py)."""
     try:
         import torch  # noqa: F401  (the train extra: said here, not mid-run)
 
-        from machu_env.train.average import average as run_average
-        from machu_env.train.average import check_count, parse_weights
+        from machu_env.train.probe.average import average as run_average
+        from machu_env.train.probe.average import check_count, parse_weights
     except ImportError as e:
         raise typer.BadParameter(f"averaging needs the train extra ({e}): "
                                  + install_hint("train")) from None

@@ -67,7 +67,7 @@ def _batch() -> None:
 
 
 def _recorded() -> None:
-    from machu_env.train.dataset import play_recorded
+    from machu_env.train.data.dataset import play_recorded
 
     for players in (2, 3):
         for _ in play_recorded(["gold"], players, 2, seed=0):
@@ -179,12 +179,16 @@ def _stops_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+# the worker processes' entry: the ``machu`` launcher's (it ignores the stop signals before it
+# imports anything: ``entry_point`` sets it), else ``_worker`` (the signals stay blocked)
+WORKER_ENTRY: list[Callable] = []
+
+
 def _start(context, part: str):
     """A worker process for ``part`` and the end of the pipe its seconds come back on."""
     here, there = context.Pipe(duplex=False)
-    from machu_launch import compile_worker  # (ignores the stop signals before any import)
-
-    proc = context.Process(target=compile_worker, args=(part, there), daemon=True)
+    entry = WORKER_ENTRY[0] if WORKER_ENTRY else _worker
+    proc = context.Process(target=entry, args=(part, there), daemon=True)
     proc.start()
     there.close()
     return proc, here

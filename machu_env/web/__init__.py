@@ -35,10 +35,11 @@ Bad input (unknown game, illegal action, bad options, not your turn) gets HTTP 4
 threads (``mcts`` takes seconds), one decision at a time per game. The server never sends a
 board or a history that shows another player's cards.
 
-The modules: ``app`` (the routes), ``sessions`` (a game in the app, new games, saves and
-branches), ``catalog`` (the agents a client may name, hints), ``store`` (the games held),
-``guards`` (what every request passes), ``limits``, ``server`` (uvicorn with connection
-limits, ``serve``), ``words`` (what a move does, in words).
+The modules: ``app`` (the app factory), ``routes`` (the endpoints, one handler each),
+``sessions`` (a game in the app, new games, saves and branches), ``catalog`` (the agents a
+client may name, hints), ``store`` (the games held), ``guards`` (what every request passes),
+``limits``, ``server`` (uvicorn with connection limits, ``serve``), ``words`` (what a move does,
+in words).
 """
 
 from __future__ import annotations

@@ -53,8 +53,8 @@ for name, n, opponents in (("vector_random", 4096, "random:1"),
             envs.step(envs.random_actions())
         return 10 * n
     out[name + "_steps_per_s"] = timed(step, seconds)
-from machu_env.train.config import TrainConfig
-from machu_env.train.selfplay import train
+from machu_env.train.run.config import TrainConfig
+from machu_env.train.run.selfplay import train
 with tempfile.TemporaryDirectory() as tmp:
     never = 10**12
     def run(n, name):

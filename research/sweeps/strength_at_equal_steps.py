@@ -14,8 +14,8 @@ import torch
 
 from machu_env.agents import policy_file, shipped_policies
 from machu_env.agents.masking import masked_argmax
-from machu_env.train.bank import PolicyBank
-from machu_env.train.evaluate import game_outcomes
+from machu_env.train.ppo.bank import PolicyBank
+from machu_env.train.ppo.evaluate import game_outcomes
 
 
 def net_of(path):

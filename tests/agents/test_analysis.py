@@ -1,4 +1,4 @@
-"""``machu analyze`` (machu_env/agents/analysis.py) on records whose answers the test knows: it
+"""``machu analyze`` (agents/analysis.py) on records whose answers the test knows: it
 plays the games itself, counting its own choices and watching every hand and summit as they
 happen."""
 

@@ -63,7 +63,7 @@ def test_unknown_aliases_are_refused_naming_what_exists(name):
 
 
 def test_the_alias_works_for_init_and_frozen():
-    from machu_env.train.init_files import init_path
+    from machu_env.train.run.init_files import init_path
 
     assert init_path("best-3p") == shipped_policies()[catalogue.resolve("best-3p")]
     with pytest.raises(ValueError, match="neither a shipped agent"):

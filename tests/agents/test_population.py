@@ -14,8 +14,8 @@ torch = pytest.importorskip("torch")
 from machu_env import Game  # noqa: E402
 from machu_env.agents import make_agent, policy_file, shipped_policies  # noqa: E402
 from machu_env.agents.policy import PolicyAgent  # noqa: E402
-from machu_env.train.bank import PolicyBank  # noqa: E402
-from machu_env.train.population import nash_mixture, payoffs  # noqa: E402
+from machu_env.train.ppo.bank import PolicyBank  # noqa: E402
+from machu_env.train.probe.population import nash_mixture, payoffs  # noqa: E402
 
 
 def _shipped(name: str):
@@ -49,7 +49,7 @@ def test_a_file_says_how_its_agent_plays_and_every_layer_meets_it_so(tmp_path):
     # an explicit choice overrides the file
     assert make_agent(f"policy:{hot}", seed=0, deterministic=True).temperature == 0
     # the probe's bank plays the file's temperature too
-    from machu_env.train.probe_opponent import opponent_for
+    from machu_env.train.probe.probe_opponent import opponent_for
 
     _, bank, _ = opponent_for(f"policy:{hot}", 2)
     assert bank.temperatures.tolist() == [1.0]
@@ -132,7 +132,7 @@ def test_a_population_draws_one_member_per_game_by_its_weights(tmp_path):
 
 
 def test_a_population_is_played_by_the_probe_with_its_weights(tmp_path):
-    from machu_env.train.probe_opponent import opponent_for
+    from machu_env.train.probe.probe_opponent import opponent_for
 
     path = _population(tmp_path, (0.5, 0.5), temps=(0.0, 2.0))
     _, bank, net = opponent_for(f"policy:{path}", 2)
@@ -249,7 +249,7 @@ def test_the_bank_samples_at_each_members_temperature():
 
 
 def test_the_magnet_and_the_entropy_schedule_are_checked_and_logged():
-    from machu_env.train.ppo import PPO, PPOSettings, net_config, new_net
+    from machu_env.train.ppo.ppo import PPO, PPOSettings, net_config, new_net
 
     for bad in ({"magnet_coef": -1.0}, {"magnet_every": -1}, {"ent_coef_final": -0.5},
                 {"ent_coef_final": 11.0}):
@@ -275,7 +275,7 @@ def test_the_magnet_and_the_entropy_schedule_are_checked_and_logged():
 
 
 def test_a_uniform_magnet_is_the_entropy_up_to_a_constant():
-    from machu_env.train.ppo import PPO, PPOSettings, net_config, new_net
+    from machu_env.train.ppo.ppo import PPO, PPOSettings, net_config, new_net
 
     model = PPO(new_net(net_config([8]), 0), PPOSettings(magnet_coef=1.0, n_envs=2, n_steps=2,
                                                          batch_size=4))
@@ -289,7 +289,7 @@ def test_a_uniform_magnet_is_the_entropy_up_to_a_constant():
 
 
 def test_the_probe_reports_margins_with_rotated_seats():
-    from machu_env.train.evaluate import game_outcomes
+    from machu_env.train.ppo.evaluate import game_outcomes
 
     rnd = np.random.default_rng(0)
 
@@ -306,7 +306,7 @@ def test_the_probe_reports_margins_with_rotated_seats():
 def test_the_probe_counts_games_cut_at_the_decision_limit():
     """A game still running at the learner's decision limit (here 3 decisions: no game ends so
     soon) is not won, margin 0, and counted as cut: a stalling exploiter is seen as one."""
-    from machu_env.train.evaluate import game_outcomes
+    from machu_env.train.ppo.evaluate import game_outcomes
 
     def first_legal(obs, masks):
         return masks.argmax(1)
@@ -338,7 +338,7 @@ def test_the_probes_new_options_are_checked_before_any_training(tmp_path):
 def test_the_learning_rate_schedule_and_torch_compile_are_checked_and_applied():
     """``learning_rate_final`` (a linear schedule) and ``torch_compile``: bad values refused
     naming the setting; the optimizer's rate follows the run's progress."""
-    from machu_env.train.ppo import PPO, PPOSettings, net_config, new_net
+    from machu_env.train.ppo.ppo import PPO, PPOSettings, net_config, new_net
 
     for bad in ({"learning_rate_final": -0.5}, {"learning_rate_final": 2.0},
                 {"torch_compile": "yes"}):
@@ -373,7 +373,7 @@ def test_machu_train_refuses_a_bad_schedule_in_one_line_and_writes_nothing(tmp_p
 def test_the_loss_reads_the_entropy_of_the_legal_actions_only():
     """``policy_terms``: probabilities 0 on illegal actions, the entropy of the renormalised
     legal distribution, finite gradients (the masked -1e8 entries never make NaN)."""
-    from machu_env.train.ppo import policy_terms
+    from machu_env.train.ppo.ppo import policy_terms
 
     logits = torch.randn(6, 157, requires_grad=True)
     masks = torch.rand(6, 157) < 0.2

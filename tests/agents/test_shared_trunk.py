@@ -12,8 +12,8 @@ from train_kit import tiny  # noqa: E402
 
 from machu_env import Game  # noqa: E402
 from machu_env.agents import make_agent, policy_file  # noqa: E402
-from machu_env.train.bank import PolicyBank  # noqa: E402
-from machu_env.train.config import TrainConfig  # noqa: E402
+from machu_env.train.ppo.bank import PolicyBank  # noqa: E402
+from machu_env.train.run.config import TrainConfig  # noqa: E402
 
 
 def shared_net(seed: int = 0, layers=(32, 16), observation: int = 2):
@@ -81,7 +81,7 @@ def test_the_trainer_reads_shared_in_net_arch():
 
 def test_a_new_network_has_the_shared_trunk_by_default(tmp_path):
     """``machu train`` with no ``--net-arch`` builds the shared trunk and records it."""
-    from machu_env.train.selfplay import Trainer
+    from machu_env.train.run.selfplay import Trainer
 
     assert TrainConfig().network()["shared"] == [256, 256]
     t = Trainer(tiny(tmp_path / "r", net_arch=""), verbose=False)
@@ -94,7 +94,7 @@ def test_a_new_network_has_the_shared_trunk_by_default(tmp_path):
 def test_init_keeps_the_shape_of_the_policy_it_starts_from(tmp_path, init, arch):
     """With ``--init`` and no ``--net-arch`` the run takes the init file's network (a shipped
     two-network agent stays two networks); a ``--net-arch`` that differs is refused."""
-    from machu_env.train.selfplay import Trainer
+    from machu_env.train.run.selfplay import Trainer
 
     if init == "shared":
         net = shared_net(layers=(64, 32), observation=1)
@@ -108,7 +108,7 @@ def test_init_keeps_the_shape_of_the_policy_it_starts_from(tmp_path, init, arch)
 def test_init_from_a_network_no_net_arch_names_is_refused_and_writes_nothing(tmp_path):
     """A policy and value network of different sizes has no ``--net-arch``: with ``--init`` and
     no ``--net-arch`` the run is refused, naming the shapes, before the run folder exists."""
-    from machu_env.train.selfplay import Trainer
+    from machu_env.train.run.selfplay import Trainer
 
     net = policy_file.new_net({**policy_file.net_config([32], observation=1), "vf": [16]}, 0)
     init = str(policy_file.save(tmp_path / "odd.safetensors", net.state_dict(), net.config))

@@ -1,4 +1,4 @@
-"""The trained agents shipped in ``machu_env/agents/checkpoints``: present, small, loadable by
+"""The trained agents shipped in ``agents/checkpoints``: present, small, loadable by
 name, and playing legal, strong games."""
 
 from __future__ import annotations

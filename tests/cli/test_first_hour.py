@@ -51,8 +51,8 @@ def test_exploit_ends_with_its_verdict_placed_among_the_shipped_probes(tmp_path,
     pytest.importorskip("torch")
     import json
 
-    import machu_env.train.exploit as exploit
-    from machu_env.train import probe_verdict
+    import machu_env.train.probe.exploit as exploit
+    from machu_env.train.probe import probe_verdict
 
     summary = {"agent": "gold", "players": 2, "steps": 212_992, "exploiter_win_share": 0.81,
                "ci95": [0.792, 0.827], "break_even": 0.5, "eval_games": 2000,

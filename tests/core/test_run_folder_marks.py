@@ -63,9 +63,9 @@ def test_a_train_start_stopped_before_writing_leaves_no_mark_and_a_later_start_r
         tmp_path, monkeypatch):
     """Ctrl-C in the imitation (nothing written yet): no mark stays; the user then copies files
     with the run's names into the folder; a new start refuses it and changes nothing."""
-    from machu_env.train import imitate
-    from machu_env.train.config import TrainConfig
-    from machu_env.train.selfplay import Trainer
+    from machu_env.train.data import imitate
+    from machu_env.train.run.config import TrainConfig
+    from machu_env.train.run.selfplay import Trainer
 
     out = tmp_path / "d"
     out.mkdir()
@@ -91,7 +91,7 @@ def test_a_train_start_stopped_before_writing_leaves_no_mark_and_a_later_start_r
 
 
 def test_a_recipe_run_refuses_a_folder_holding_the_users_agent_file(tmp_path):
-    from machu_env.train import recipes
+    from machu_env.train.recipes import recipes
 
     out = tmp_path / "d"
     out.mkdir()
@@ -104,7 +104,7 @@ def test_a_recipe_run_refuses_a_folder_holding_the_users_agent_file(tmp_path):
 
 
 def test_an_earlier_versions_mark_is_taken_over_for_its_run_files_only(tmp_path):
-    from machu_env.train import run_folder
+    from machu_env.train.run import run_folder
 
     out = tmp_path / "old"
     (out / "checkpoints").mkdir(parents=True)

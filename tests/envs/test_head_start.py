@@ -90,7 +90,7 @@ def test_a_bad_share_is_refused_in_words(bad):
 
 @pytest.mark.parametrize("bad", [2.0, -1.0, True])
 def test_a_run_with_a_bad_head_start_is_refused(bad):
-    from machu_env.train.config import TrainConfig
+    from machu_env.train.run.config import TrainConfig
 
     with pytest.raises(ValueError, match="head_start must be"):
         TrainConfig(head_start=bad).check()

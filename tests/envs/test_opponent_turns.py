@@ -14,7 +14,7 @@ from machu_env.engine import batch as K
 from machu_env.engine import pool as O
 from machu_env.rules import layout as L
 from machu_env.rules.actions import NUM_ACTIONS
-from machu_env.train.bank import PolicyBank
+from machu_env.train.ppo.bank import PolicyBank
 
 
 def reference_opponents_move(env: LearnerBatch, games: np.ndarray) -> None:

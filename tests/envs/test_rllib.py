@@ -74,7 +74,7 @@ def test_rllib_ppo_trains_two_iterations_and_its_checkpoint_plays_a_legal_game(t
 
     from machu_env.agents import make_agent
     from machu_env.envs.rllib import MODULE_ID
-    from machu_env.train.rllib_ppo import train
+    from machu_env.train.ppo.rllib_ppo import train
 
     ray_env.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     lines = []
@@ -146,7 +146,7 @@ def test_rllib_on_the_batch_engine_trains_evaluates_checkpoints_and_resumes(tmp_
     of the policy joining the opponent pool, periodic checkpoints that play as rllib:<folder>,
     and a resumed run that goes on from the checkpoint's iteration."""
     from machu_env.agents import make_agent
-    from machu_env.train.rllib_ppo import train
+    from machu_env.train.ppo.rllib_ppo import train
 
     ray_env.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     lines: list[str] = []
@@ -225,7 +225,7 @@ def test_the_rllib_script_refuses_bad_options_before_starting_ray(tmp_path, caps
     """Bad options get one line naming what is allowed (exit 2), and no Ray instance starts."""
     import ray
 
-    from machu_env.train.rllib_ppo import main
+    from machu_env.train.ppo.rllib_ppo import main
 
     for args, message in ((["--snapshot-every", "-1"], "--snapshot-every must be >= 0"),
                           (["--self-weight", "0"], "--self-weight must be > 0"),

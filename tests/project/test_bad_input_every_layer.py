@@ -356,7 +356,7 @@ def test_machu_checks_output_paths_before_the_work(tmp_path, capsys):
 
 def test_resume_refuses_a_config_with_wrongly_typed_settings(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
-    from machu_env.train.selfplay import TrainConfig
+    from machu_env.train.run.selfplay import TrainConfig
 
     (tmp_path / "config.json").write_text(json.dumps({"players": "2"}))
     with pytest.raises(ValueError, match="setting 'players' must be a int"):
@@ -465,7 +465,7 @@ def test_replay_of_a_record_without_scores_is_one_line(tmp_path, capsys):
 
 def test_resume_with_a_short_history_row_names_the_file_and_line(tmp_path, capsys):
     pytest.importorskip("torch")
-    from machu_env.train.selfplay import read_history
+    from machu_env.train.run.selfplay import read_history
 
     path = tmp_path / "history.csv"
     path.write_text("timesteps,win_vs_gold\n1000,0.5\n2000\n")

@@ -20,8 +20,8 @@ torch = pytest.importorskip("torch")
 
 from machu_env.agents import policy_file as F  # noqa: E402
 from machu_env.cli import main  # noqa: E402
-from machu_env.train import checkpoints  # noqa: E402
-from machu_env.train.selfplay import Trainer  # noqa: E402
+from machu_env.train.run import checkpoints  # noqa: E402
+from machu_env.train.run.selfplay import Trainer  # noqa: E402
 from tests.train_kit import tiny  # noqa: E402
 
 POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -211,7 +211,7 @@ def test_no_agent_file_is_written_beyond_the_size_every_reader_accepts(tmp_path)
 
 
 def test_the_imitation_memory_bound_follows_the_machine(monkeypatch):
-    from machu_env.train import imitate
+    from machu_env.train.data import imitate
 
     monkeypatch.setattr(imitate, "available_memory", lambda: 2**30)
     with pytest.raises(ValueError, match=r"imitate_games 2,000 needs about 1\.4 GiB.*at most "
@@ -248,7 +248,7 @@ def test_resume_refuses_an_optimizer_state_of_another_network(tmp_path, capsys):
 
 # --- items 6 and 7: export ------------------------------------------------------------------------
 def _export(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "machu_env.train.export", *argv],
+    return subprocess.run([sys.executable, "-m", "machu_env.train.run.export", *argv],
                           capture_output=True, text=True, timeout=120)
 
 
@@ -351,7 +351,7 @@ def test_a_signal_during_the_imports_is_one_line_once_they_end(signum, line, cod
 
 # --- low: what an interrupted command leaves ------------------------------------------------------
 def test_an_interrupted_probe_leaves_no_output_folder(tmp_path, capsys, monkeypatch):
-    import machu_env.train.exploit as exploit
+    import machu_env.train.probe.exploit as exploit
 
     def stopped(*args, **kwargs):  # the probe's first write, then Ctrl-C
         from machu_env.core import files

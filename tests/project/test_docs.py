@@ -115,7 +115,8 @@ def test_the_product_says_what_is_true_now():
 
     from machu_env.cli import app
 
-    sources = [p for p in (ROOT / "machu_env").rglob("*.py")]
+    sources = [p for folder in ("machu_env", "agents", "train")
+               for p in (ROOT / folder).rglob("*.py")]
     found = [f"{p.relative_to(ROOT)}:{n}" for p in sources
              for n, line in enumerate(p.read_text().splitlines(), 1)
              if DATE.search(line) or CODE_ISSUE.search(line)]

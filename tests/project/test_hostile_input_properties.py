@@ -515,7 +515,7 @@ def test_population_checks_its_outputs_before_any_game(tmp_path, capsys):
         code, _, err = _cli(argv, capsys)
         assert code == 2 and message in err and err.count("\n") == 1, err
     assert br0.read_bytes() == before
-    from machu_env.train.population import psro
+    from machu_env.train.probe.population import psro
 
     with pytest.raises(ValueError, match="also a member"):
         psro(["ppo-2p", f"policy:{br0}"], 2, 1, tmp_path / "pop2.safetensors", 1, 1)
@@ -609,7 +609,7 @@ def test_pettingzoo_reset_checks_its_seed(seed):
 
 def test_rllib_script_refuses_a_file_as_out(tmp_path, capsys):
     """Item 21: --out at an existing file or under a file: one line, before Ray starts."""
-    from machu_env.train.rllib_ppo import main
+    from machu_env.train.ppo.rllib_ppo import main
 
     afile = tmp_path / "afile"
     afile.write_text("")

@@ -1,11 +1,11 @@
 """The layout shows the architecture: layers as folders whose imports only go down
-(import-linter's contracts, run over the package folder), the picture in
-docs/architecture.md drawn from the code, small modules with names that do not collide."""
+(import-linter's contracts, run over the package as its wheel installs it: ``machu_env/``,
+``agents/`` and ``train/`` of the checkout as one package), the picture in docs/architecture.md
+drawn from the code, small modules with names that do not collide."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,31 +19,41 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import layers  # noqa: E402
 
 pytest.importorskip("importlinter")
-SOURCES = [ROOT / "machu_env"]
+SOURCES = [ROOT / "machu_env", ROOT / "agents", ROOT / "train"]
 
 
-def _copy(folder: Path) -> Path:
-    """A copy of the package in ``folder``, for a test to break."""
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "checkpoints", "static")
-    shutil.copytree(ROOT / "machu_env", folder / "machu_env", ignore=ignore)
-    return folder
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The checkout's package laid out as its wheel installs it."""
+    tmp = tmp_path_factory.mktemp("installed")
+    return layers.installed(layers.source_copy(tmp), tmp)
 
 
-def test_the_import_contracts_hold():
-    result = layers.lint(ROOT, capture=True)
+def test_the_import_contracts_hold(site):
+    result = layers.lint(site, capture=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
+    # the top-level agents/ and train/ are the package's machu_env.agents and machu_env.train
+    assert (site / "machu_env" / "agents" / "policy.py").is_file()
+    assert (site / "machu_env" / "train" / "selfplay.py").is_file()
 
 
-def test_an_upward_import_breaks_the_contract():
-    """The contracts fail by themselves on a change that imports upwards."""
+@pytest.mark.parametrize("module, upward", [
+    ("machu_env/engine/rng.py", "machu_env.web"),
+    ("train/probe/ladder.py", "machu_env.cli"),
+    ("agents/seatings.py", "machu_env.train"),
+])
+def test_an_upward_import_breaks_the_contract(module, upward):
+    """The contracts fail by themselves on a change that imports upwards, in the engine as in
+    the top-level agents/ and train/."""
     with tempfile.TemporaryDirectory() as tmp:
-        folder = _copy(Path(tmp))
-        rng = folder / "machu_env" / "engine" / "rng.py"
-        rng.write_text(rng.read_text() + "\nimport machu_env.web  # an upward import\n")
-        result = layers.lint(folder, capture=True)
+        source = layers.source_copy(Path(tmp))
+        path = source / module
+        path.write_text(path.read_text() + f"\nimport {upward}  # an upward import\n")
+        result = layers.lint(layers.installed(source, Path(tmp)), capture=True)
     assert result.returncode != 0
-    assert "machu_env.engine.rng -> machu_env.web" in result.stdout
+    name = "machu_env." + module.removeprefix("machu_env/").removesuffix(".py").replace("/", ".")
+    assert f"{name} -> {upward}" in result.stdout, result.stdout
 
 
 def test_the_architecture_picture_is_drawn_from_the_code():
@@ -74,8 +84,8 @@ print(json.dumps(sorted({" -> ".join((*chain, module))
 
 
 def _circles(folder: Path) -> list[str]:
-    """Every import circle of the package laid out in ``folder`` (grimp's graph, in a fresh
-    process so that the installed package does not stand in for the copy)."""
+    """Every import circle of the package laid out in ``folder`` (as ``layers.installed`` lays
+    it out; grimp's graph, in a fresh process so that the checkout does not stand in for it)."""
     import json
 
     env = {**os.environ, "PYTHONPATH": str(folder)}
@@ -84,14 +94,35 @@ def _circles(folder: Path) -> list[str]:
     return json.loads(result.stdout)
 
 
-def test_no_import_circle():
+def test_no_import_circle(site):
     """No module imports, directly or through others, a module that imports it back (lazy
     imports inside functions count too); a circle added to a copy is found."""
     pytest.importorskip("grimp")
-    assert _circles(ROOT) == []
+    assert _circles(site) == []
     with tempfile.TemporaryDirectory() as tmp:
-        folder = _copy(Path(tmp))
-        svg = folder / "machu_env" / "views" / "svg.py"
+        source = layers.source_copy(Path(tmp))
+        svg = source / "machu_env" / "views" / "svg.py"
         svg.write_text(svg.read_text() + "\nimport machu_env.views.render  # a circle\n")
+        folder = layers.installed(source, Path(tmp))
         assert any("machu_env.views.svg" in c and "machu_env.views.render" in c
                    for c in _circles(folder))
+
+
+LAUNCHER = """
+import json, grimp
+graph = grimp.build_graph("machu_env", include_external_packages=True, cache_dir=None)
+print(json.dumps(sorted(graph.find_modules_that_directly_import("machu_launch")
+                        if "machu_launch" in graph.modules else [])))
+"""
+
+
+def test_the_package_never_imports_the_launcher(site):
+    """``machu_launch`` (the script's first module) imports the command line; nothing in the
+    package imports it back (the launcher hands its compile-worker entry down instead)."""
+    pytest.importorskip("grimp")
+    import json
+
+    result = subprocess.run([sys.executable, "-c", LAUNCHER], cwd=site,
+                            env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
+                            text=True, check=True)
+    assert json.loads(result.stdout) == []

@@ -71,3 +71,21 @@ def test_the_subpackages_install_under_the_project_namespace(tmp_path):
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["None", "None", "None"]
+
+
+def test_the_wheel_installs_agents_and_train_inside_the_package(tmp_path):
+    """The checkout's top-level agents/ and train/ (the design card's tree) are the wheel's
+    machu_env/agents and machu_env/train, with their data files; no top-level package."""
+    import zipfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    import layers
+
+    layers.installed(layers.source_copy(tmp_path, agent_files=True), tmp_path)
+    names = set(zipfile.ZipFile(layers.wheel_file(tmp_path)).namelist())
+    root = Path(__file__).resolve().parents[2]
+    for folder in ("agents", "train"):
+        for path in (root / folder).rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                assert f"machu_env/{path.relative_to(root).as_posix()}" in names, path
+    assert not any(n.startswith(("agents/", "train/")) for n in names)

@@ -81,7 +81,7 @@ def test_a_missing_ray_names_the_extra(tmp_path, monkeypatch, capsys):
 
 def test_exploit_evaluations_on_ray_equal_the_local_ones(ray_env):
     from machu_env.agents import make_agent
-    from machu_env.train.exploit_eval import evaluate_exploiter
+    from machu_env.train.probe.exploit_eval import evaluate_exploiter
 
     net = make_agent("ppo-2p-v1").net  # against the stronger ppo-2p: some wins, many losses
     local = evaluate_exploiter(net, "ppo-2p", 2, 230, seed=5)
@@ -95,8 +95,8 @@ def test_training_evaluations_on_ray_equal_the_same_evaluations_run_here(tmp_pat
     from train_kit import tiny
 
     from machu_env.agents import make_agent
-    from machu_env.train.exploit_eval import evaluate_exploiter
-    from machu_env.train.selfplay import EVAL_OPPONENTS, train
+    from machu_env.train.probe.exploit_eval import evaluate_exploiter
+    from machu_env.train.run.selfplay import EVAL_OPPONENTS, train
 
     ray_env.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     summary = train(tiny(tmp_path / "run", timesteps=1024, eval_every=1024, eval_games=120,

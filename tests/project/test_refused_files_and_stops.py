@@ -60,7 +60,7 @@ def test_a_flat_policy_plays_only_legal_actions_everywhere(tmp_path):
     """The agent, its hints, the batched bank and the rollout agent's play-outs."""
     from machu_env.agents import make_agent
     from machu_env.agents.policy_file import parse
-    from machu_env.train.bank import PolicyBank
+    from machu_env.train.ppo.bank import PolicyBank
 
     path = flat_policy(tmp_path / "flat.safetensors")
     for name in (f"policy:{path}", f"rollout:policy:{path}"):

@@ -81,8 +81,8 @@ def test_each_removed_weight_file_says_how_to_rebuild_it():
     ("research/results/x.safetensors", {"probe": {"agent": "ppo-2p", "players": "2 --ray auto",
                                                "steps": 10, "seed": 0, "eval_games": 10}},
      "players must be an int"),
-    ("/tmp/x.safetensors", {"script": "research/sweeps/race_2p_v2.sh"}, "relative path"),
-    ("research/results/../../x.safetensors", {"script": "research/sweeps/race_2p_v2.sh"},
+    ("/tmp/x.safetensors", {"script": "research/sweeps/race.sh 2p_v2"}, "relative path"),
+    ("research/results/../../x.safetensors", {"script": "research/sweeps/race.sh 2p_v2"},
      "relative path"),
     ("research/results/x.safetensors", {"script": "research/sweeps/a.sh; rm -rf ~"},
      "script must be"),
@@ -155,8 +155,30 @@ def test_every_path_a_doc_or_sweep_cites_under_research_results_exists():
                 cited.add(word)
     assert len(cited) > 20, cited  # (the docs cite the records of their figures)
     removed = set(json.loads(MANIFEST.read_text())["files"])  # (rebuilt on demand)
-    missing = sorted(c for c in cited if not (ROOT / c).exists() and c not in removed)
+    missing = sorted(c for c in cited if not (ROOT / c).exists() and c not in removed
+                     and not _bundled(c))
     assert not missing, f"cited but not in the repository: {missing}"
+
+
+def _bundled(cited: str) -> bool:
+    """Whether a cited file or folder under a study's folder is in the study's bundle
+    (``research/results/STUDY/results.json``: the study's files keyed by their path there)."""
+    parts = cited.removeprefix("research/results/").split("/", 1)
+    bundle = RESULTS / parts[0] / "results.json"
+    if len(parts) < 2 or not bundle.is_file():
+        return False
+    keys = json.loads(bundle.read_text())["files"]
+    return any(k == parts[1] or k.startswith(parts[1].rstrip("/") + "/") for k in keys)
+
+
+def test_a_study_bundle_is_its_files_keyed_by_path():
+    """Each study's results.json maps paths (no absolute path, no '..') to their contents."""
+    bundles = sorted(RESULTS.glob("*/results.json"))
+    assert bundles
+    for bundle in bundles:
+        data = json.loads(bundle.read_text())
+        assert set(data) == {"about", "files"} and data["files"], bundle
+        assert all(not k.startswith("/") and ".." not in k.split("/") for k in data["files"])
 
 
 def test_every_sweep_script_says_which_dated_entry_it_reproduces():

@@ -1,4 +1,4 @@
-"""Weight averaging (``machu average``, machu_env/train/average.py): one policy whose weights are
+"""Weight averaging (``machu average``, train/probe/average.py): one policy whose weights are
 the weighted mean of several policies of one network."""
 
 from __future__ import annotations

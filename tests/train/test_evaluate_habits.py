@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from machu_env.rules import actions as A
-from machu_env.train.evaluate import win_share, win_share_and_habits
+from machu_env.train.ppo.evaluate import win_share, win_share_and_habits
 
 SACRIFICES = np.arange(A.A_SACRIFICE + 1, A.A_OFFER)  # sacrifice 1..6 llamas (R4.2.1)
 OFFERS = np.arange(A.A_OFFER + 1, A.A_OFFER + 32)  # a non-empty Main Temple offering (R4.2.2)

@@ -13,12 +13,12 @@ from typer.testing import CliRunner  # noqa: E402
 
 from machu_env.cli import app  # noqa: E402
 from machu_env.core.learner_batch import LearnerBatch  # noqa: E402
-from machu_env.train.bank import PolicyBank  # noqa: E402
-from machu_env.train.evaluate import game_results  # noqa: E402
-from machu_env.train.exploit import exploit  # noqa: E402
-from machu_env.train.ppo import PPO, PPOSettings, masked_logits, net_config, new_net  # noqa: E402
-from machu_env.train.probe_opponent import AgentBank, opponent_for  # noqa: E402
-from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
+from machu_env.train.ppo.bank import PolicyBank  # noqa: E402
+from machu_env.train.ppo.evaluate import game_results  # noqa: E402
+from machu_env.train.ppo.ppo import PPO, PPOSettings, masked_logits, net_config, new_net  # noqa: E402
+from machu_env.train.probe.exploit import exploit  # noqa: E402
+from machu_env.train.probe.probe_opponent import AgentBank, opponent_for  # noqa: E402
+from machu_env.train.run.selfplay import TrainConfig, Trainer, train  # noqa: E402
 
 SMALL = PPOSettings(n_envs=16, n_steps=32, batch_size=256, n_epochs=2)
 
@@ -135,7 +135,7 @@ def test_a_game_cut_at_the_limit_is_bootstrapped_or_a_loss(cut_as_loss):
 
 
 def test_bf16_is_refused_clearly_where_the_cpu_lacks_it(monkeypatch):
-    from machu_env.train import ppo
+    from machu_env.train.ppo import ppo
 
     monkeypatch.setattr(ppo, "bf16_supported", lambda: False)
     with pytest.raises(ValueError, match="bfloat16"):
@@ -210,7 +210,7 @@ def tiny_league(tmp_path, timesteps: int = 1024, **settings) -> TrainConfig:
 @pytest.mark.parametrize("greedy", [False, True])
 def test_league_exploiters_face_the_main_agents_sampled_or_greedy_play(tmp_path, monkeypatch,
                                                                         greedy):
-    from machu_env.train import exploit as exploit_module
+    from machu_env.train.probe import exploit as exploit_module
 
     seen = []
     original = exploit_module.train_against
@@ -230,7 +230,7 @@ def test_league_exploiters_train_with_the_learners_or_the_probes_settings(tmp_pa
                                                                           kind):
     """exploiter_ppo "probe": a regularised learner's exploiters train as machu exploit's do
     (clip 0.2, 4 epochs), on the learner's rollout size; "learner": with its own settings."""
-    from machu_env.train import exploit as exploit_module
+    from machu_env.train.probe import exploit as exploit_module
 
     seen = []
     original = exploit_module.train_against
@@ -257,7 +257,7 @@ def test_league_exploiters_start_from_the_main_agent_or_the_newest_exploiter(tmp
     against; "last": from the newest exploiter (the first one from the main agent)."""
     import torch
 
-    from machu_env.train import exploit as exploit_module
+    from machu_env.train.probe import exploit as exploit_module
 
     calls = []
     original = exploit_module.train_against
@@ -318,7 +318,7 @@ def test_an_exploiter_of_a_deterministic_agent_is_evaluated_without_sampling():
 def test_a_sampled_probe_plays_the_policy_seeded_and_sampling():
     """--sampled: the probed policy samples (seeded), so the same seeds give the same games,
     other seeds other games, and the exploiter's results differ from deterministic play."""
-    from machu_env.train.exploit_eval import evaluate_exploiter
+    from machu_env.train.probe.exploit_eval import evaluate_exploiter
 
     _, bank, _ = opponent_for("ppo-2p", 2, deterministic=False)
     assert not bank.deterministic.any()

@@ -15,9 +15,9 @@ from typer.testing import CliRunner  # noqa: E402
 
 from machu_env.cli import app  # noqa: E402
 from machu_env.core.learner_batch import LearnerBatch  # noqa: E402
-from machu_env.train.overlap import Overlap, split_threads  # noqa: E402
-from machu_env.train.ppo import PPO, PPOSettings, net_config, new_net  # noqa: E402
-from machu_env.train.selfplay import Trainer, train  # noqa: E402
+from machu_env.train.ppo.overlap import Overlap, split_threads  # noqa: E402
+from machu_env.train.ppo.ppo import PPO, PPOSettings, net_config, new_net  # noqa: E402
+from machu_env.train.run.selfplay import Trainer, train  # noqa: E402
 
 
 def _parameters(path):
@@ -39,7 +39,7 @@ def _logp_of_buffer(net, buffer):
     """The log-probabilities that ``net`` gives the actions recorded in ``buffer``."""
     import torch
 
-    from machu_env.train.ppo import masked_logits
+    from machu_env.train.ppo.ppo import masked_logits
 
     T = buffer.actions.shape[0]
     with torch.no_grad():
@@ -187,7 +187,7 @@ def test_decoupled_ppo_weights_stale_samples_by_the_capped_probability_ratio():
 
     import torch
 
-    from machu_env.train.ppo import MAX_LAG_WEIGHT
+    from machu_env.train.ppo.ppo import MAX_LAG_WEIGHT
 
     assert math.exp(0.3) < MAX_LAG_WEIGHT < math.exp(5.0)
     nets = [_update_on_stale_data(shift)[0].net.parameters() for shift in (5.0, 50.0, 0.3)]

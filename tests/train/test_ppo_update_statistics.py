@@ -1,4 +1,4 @@
-"""The PPO update's statistics (machu_env/train/ppo.py): summed on the device and read once,
+"""The PPO update's statistics (train/ppo/ppo.py): summed on the device and read once,
 they are still each minibatch's own figures, averaged."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from machu_env.core.learner_batch import LearnerBatch  # noqa: E402
-from machu_env.train.ppo import PPO, PPOSettings, net_config, new_net, policy_terms  # noqa: E402
+from machu_env.train.ppo.ppo import PPO, PPOSettings, net_config, new_net, policy_terms  # noqa: E402
 
 
 def _collected(**settings):

@@ -15,8 +15,8 @@ pytest.importorskip("ray")
 
 from train_kit import tiny  # noqa: E402
 
-from machu_env.train.ray_workers import RayWorkers  # noqa: E402
-from machu_env.train.selfplay import train  # noqa: E402
+from machu_env.train.ppo.ray_workers import RayWorkers  # noqa: E402
+from machu_env.train.run.selfplay import train  # noqa: E402
 
 
 def _weights(folder):

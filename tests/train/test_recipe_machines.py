@@ -1,4 +1,4 @@
-"""A recipe's machine classes (machu_env/train/machines.py): the first class a machine meets
+"""A recipe's machine classes (train/recipes/machines.py): the first class a machine meets
 runs its batch settings over every phase, ``--machine-class`` picks one by name, the run says
 which and why, the agent's command names it, and bad classes are refused in words."""
 
@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 
 from machu_env.agents import policy_file as F  # noqa: E402
 from machu_env.cli import main  # noqa: E402
-from machu_env.train import machines, recipes  # noqa: E402
+from machu_env.train.recipes import machines, recipes  # noqa: E402
 
 SMALL = {"n_envs": 16, "n_steps": 64, "batch_size": 256, "eval_games": 4,
          "eval_opponents": "gold", "imitate": "", "net_arch": "32,32", "eval_every": 1024}
@@ -131,7 +131,7 @@ def test_the_class_runs_its_settings_and_the_agent_names_it(tmp_path, capsys):
 
 
 def test_a_run_resumes_with_its_own_class_and_refuses_another(tmp_path, monkeypatch):
-    from machu_env.train.selfplay import Trainer
+    from machu_env.train.run.selfplay import Trainer
 
     path = _file(tmp_path, MINI)
     real = Trainer.run

@@ -1,4 +1,4 @@
-"""A recipe's rounds (machu_env/train/rounds.py): each round probes the agent with two fresh
+"""A recipe's rounds (train/recipes/rounds.py): each round probes the agent with two fresh
 exploiters, freezes them into the pool and fine-tunes the agent; the stage keeps the least
 exploitable agent that stays on the ladder, goes on after an interrupt, keeps to its time
 budget, and refuses a bad ``rounds`` object or a tampered record in words."""
@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 
 from machu_env.agents import policy_file as F  # noqa: E402
 from machu_env.cli import main  # noqa: E402
-from machu_env.train import recipes, rounds  # noqa: E402
+from machu_env.train.recipes import recipes, rounds  # noqa: E402
 
 SMALL = {"n_envs": 16, "n_steps": 64, "batch_size": 256, "eval_games": 4,
          "eval_opponents": "gold", "imitate": ""}
@@ -75,7 +75,7 @@ def test_each_round_probes_freezes_its_exploiters_and_fine_tunes(tmp_path):
 
 
 def test_rounds_stopped_in_a_probe_go_on_from_it(tmp_path, monkeypatch, capsys):
-    from machu_env.train import exploit
+    from machu_env.train.probe import exploit
 
     out, path = tmp_path / "run", _file(tmp_path, TINY)
     real, calls = exploit.exploit, []
@@ -284,7 +284,7 @@ def test_with_two_cores_a_rounds_two_probes_run_at_once_and_are_read_after(tmp_p
 
 def test_a_run_resumed_with_more_time_reads_the_last_probes_as_the_next_rounds(tmp_path,
                                                                                monkeypatch):
-    from machu_env.train import exploit
+    from machu_env.train.probe import exploit
 
     (tmp_path / "agent.safetensors").write_bytes(b"start")
     ran = []

@@ -15,8 +15,9 @@ pytest.importorskip("torch")
 
 from machu_env.cli import main  # noqa: E402
 from machu_env.core import files  # noqa: E402
-from machu_env.train import recipes, rounds, run_schemas  # noqa: E402
-from machu_env.train.recipe_state import start_state  # noqa: E402
+from machu_env.train.recipes import recipes, rounds  # noqa: E402
+from machu_env.train.recipes.recipe_state import start_state  # noqa: E402
+from machu_env.train.run import run_schemas  # noqa: E402
 
 SMALL = {"n_envs": 16, "n_steps": 64, "batch_size": 256, "eval_games": 4,
          "eval_opponents": "gold", "imitate": ""}

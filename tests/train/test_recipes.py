@@ -1,4 +1,4 @@
-"""Recipes (``machu train --recipe``, machu_env/train/recipes.py): the shipped recipe files, bad
+"""Recipes (``machu train --recipe``, train/recipes/recipes.py): the shipped recipe files, bad
 recipes refused in words with nothing written, the time budget, resuming after an interrupt, the
 strength ladder, and that no shipped agent's weights enter a recipe run."""
 
@@ -16,7 +16,8 @@ torch = pytest.importorskip("torch")
 from machu_env.agents import policy_file as F  # noqa: E402
 from machu_env.agents import shipped_policies, shipped_policy  # noqa: E402
 from machu_env.cli import main  # noqa: E402
-from machu_env.train import ladder, recipes  # noqa: E402
+from machu_env.train.probe import ladder  # noqa: E402
+from machu_env.train.recipes import recipes  # noqa: E402
 
 SMALL = {"n_envs": 16, "n_steps": 64, "batch_size": 256, "eval_games": 4,
          "eval_opponents": "gold", "imitate": ""}
@@ -106,7 +107,7 @@ def _digests(nets) -> set[str]:
 def test_a_recipe_runs_every_phase_and_no_shipped_weights_enter_it(tmp_path, monkeypatch):
     """The training pools (every bank the trainers' envs draw opponents from) and the learners
     hold no shipped agent's weights; the ladder's agents play in the evaluations only."""
-    from machu_env.train.selfplay import Trainer
+    from machu_env.train.run.selfplay import Trainer
 
     shipped = set()
     for name in shipped_policies():
@@ -231,7 +232,7 @@ def test_the_step_budget_ends_each_phase_at_its_share_of_it(tmp_path, capsys):
 
 
 def test_a_recipe_stopped_in_a_phase_resumes_where_it_stopped(tmp_path, monkeypatch, capsys):
-    from machu_env.train.selfplay import Trainer
+    from machu_env.train.run.selfplay import Trainer
 
     path = _file(tmp_path, TINY)
     real = Trainer.add_exploiter
@@ -272,7 +273,7 @@ def test_the_ladder_names_each_rung_and_what_reaches_it():
 
 
 def test_pfsp_draws_the_members_that_beat_the_learner_most():
-    from machu_env.train.league import PFSP_FLOOR, pfsp_weights
+    from machu_env.train.probe.league import PFSP_FLOOR, pfsp_weights
 
     w = pfsp_weights([0.9, 0.5, 0.1, None], 2.0)
     assert abs(sum(w) - 1) < 1e-9 and w[2] > w[1] == w[3] > w[0]

@@ -13,9 +13,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from machu_env.cli import main  # noqa: E402
-from machu_env.train import recipes  # noqa: E402
-from machu_env.train.history import read_history  # noqa: E402
-from machu_env.train.selfplay import Trainer  # noqa: E402
+from machu_env.train.recipes import recipes  # noqa: E402
+from machu_env.train.run.history import read_history  # noqa: E402
+from machu_env.train.run.selfplay import Trainer  # noqa: E402
 from tests.train_kit import tiny  # noqa: E402
 
 SMALL = {"n_envs": 16, "n_steps": 64, "batch_size": 256, "eval_games": 4,
@@ -186,7 +186,7 @@ def test_a_run_checkpoints_by_time_between_evaluations_and_a_resume_says_its_ste
         tmp_path, monkeypatch, capsys):
     """A stop loses minutes, not an evaluation interval: with the time bound reached at every
     rollout, each rollout leaves a whole checkpoint though no evaluation falls there."""
-    from machu_env.train import checkpoints, selfplay
+    from machu_env.train.run import checkpoints, selfplay
 
     monkeypatch.setattr(selfplay, "CHECKPOINT_SECONDS", 0.0)
     run = tmp_path / "run"

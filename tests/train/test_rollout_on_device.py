@@ -13,10 +13,10 @@ torch = pytest.importorskip("torch")
 from train_kit import tiny  # noqa: E402
 
 from machu_env.core.learner_batch import LearnerBatch  # noqa: E402
-from machu_env.train.overlap import Overlap  # noqa: E402
-from machu_env.train.ppo import PPO, PPOSettings, net_config, new_net  # noqa: E402
-from machu_env.train.selfplay import Trainer  # noqa: E402
-from machu_env.train.workers import EpisodeCounts  # noqa: E402
+from machu_env.train.ppo.overlap import Overlap  # noqa: E402
+from machu_env.train.ppo.ppo import PPO, PPOSettings, net_config, new_net  # noqa: E402
+from machu_env.train.ppo.workers import EpisodeCounts  # noqa: E402
+from machu_env.train.run.selfplay import Trainer  # noqa: E402
 
 
 def _trained(mirror: bool, overlap: bool, device: str = "cpu"):

@@ -12,9 +12,9 @@ pytest.importorskip("torch")
 from train_kit import tiny  # noqa: E402
 
 from machu_env.core.learner_batch import StepResult  # noqa: E402
-from machu_env.train import sizing  # noqa: E402
-from machu_env.train.selfplay import Trainer, train  # noqa: E402
-from machu_env.train.workers import EpisodeCounts, LocalWorkers, shares, worker_seed  # noqa: E402
+from machu_env.train.ppo import sizing  # noqa: E402
+from machu_env.train.ppo.workers import EpisodeCounts, LocalWorkers, shares, worker_seed  # noqa: E402
+from machu_env.train.run.selfplay import Trainer, train  # noqa: E402
 
 
 def _weights(folder):
@@ -78,7 +78,7 @@ def test_the_workers_fill_the_whole_rollout_with_legal_moves_of_the_current_poli
 
 
 def test_impossible_worker_settings_are_refused_before_anything_is_written(tmp_path):
-    from machu_env.train.config import TrainConfig
+    from machu_env.train.run.config import TrainConfig
 
     TrainConfig(rollout_workers=2).check()  # (games left at 0: sized first, then checked)
     for kw, words in (({"rollout_workers": 17}, "must not exceed n_envs"),

@@ -16,9 +16,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from machu_env.cli import main  # noqa: E402
-from machu_env.core.run_files import RunFolder
-from machu_env.train import run_folder  # noqa: E402
-from machu_env.train.selfplay import Trainer  # noqa: E402
+from machu_env.core.run_files import RunFolder  # noqa: E402
+from machu_env.train.run import run_folder  # noqa: E402
+from machu_env.train.run.selfplay import Trainer  # noqa: E402
 from tests.train_kit import tiny  # noqa: E402
 
 TINY = ["--players", "2", "--n-envs", "16", "--n-steps", "16", "--batch-size", "256",

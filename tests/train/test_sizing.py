@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from machu_env.train import sizing
+from machu_env.train.ppo import sizing
 
 pytest.importorskip("torch")
 
@@ -49,8 +49,8 @@ def test_the_first_line_says_what_was_picked_and_why():
 def test_a_run_prints_its_sizing_first_and_records_what_it_used(tmp_path, capsys):
     import json
 
-    from machu_env.train.config import TrainConfig
-    from machu_env.train.selfplay import train
+    from machu_env.train.run.config import TrainConfig
+    from machu_env.train.run.selfplay import train
 
     train(TrainConfig(players=2, timesteps=2048, seed=0, out=str(tmp_path / "run"),
                       batch_size=256, imitate="", eval_every=2048, eval_games=4,
@@ -63,7 +63,7 @@ def test_a_run_prints_its_sizing_first_and_records_what_it_used(tmp_path, capsys
 
 
 def test_impossible_sizes_are_refused_in_one_line_and_nothing_is_written(tmp_path):
-    from machu_env.train.config import TrainConfig
+    from machu_env.train.run.config import TrainConfig
 
     with pytest.raises(ValueError, match="n_envs"):
         TrainConfig(n_envs=-1, out=str(tmp_path / "run")).check()

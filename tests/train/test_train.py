@@ -25,7 +25,7 @@ from machu_env.core.opponent_pool import parse_pool  # noqa: E402
 from machu_env.engine import pool as O  # noqa: E402
 from machu_env.envs.sb3 import MachuPicchuVecEnv  # noqa: E402
 from machu_env.rules import layout as L  # noqa: E402
-from machu_env.train.selfplay import TrainConfig, Trainer, train  # noqa: E402
+from machu_env.train.run.selfplay import TrainConfig, Trainer, train  # noqa: E402
 
 
 def _random_actions(env: MachuPicchuVecEnv, rng: np.random.Generator) -> np.ndarray:
@@ -284,7 +284,7 @@ def test_export_writes_an_agent_file_and_converts_zips_only_when_trusted(tmp_pat
     from sb3_contrib import MaskablePPO
 
     from machu_env.agents import policy_file
-    from machu_env.train.export import export_policy
+    from machu_env.train.run.export import export_policy
 
     out = tmp_path / "run"
     train(tiny(out, timesteps=1024, eval_every=1024, net_arch="64,64"), verbose=False)
@@ -367,7 +367,7 @@ def test_machu_train_runs_and_reports_bad_settings(tmp_path):
 
 
 def test_pure_self_play_trains_and_evaluation_refuses_no_games(tmp_path):
-    from machu_env.train.evaluate import win_share
+    from machu_env.train.ppo.evaluate import win_share
 
     summary = train(tiny(tmp_path / "self", pool="self:1", timesteps=1024), verbose=False)
     assert summary["timesteps"] == 1024
@@ -409,8 +409,8 @@ def test_a_policy_widened_to_a_longer_observation_plays_the_same(name, short):
 def test_machu_train_observation_n_writes_an_agent_of_that_version(tmp_path, init, observation,
                                                                    size):
     from machu_env.agents import make_agent, policy_file
-    from machu_env.train.config import TrainConfig
-    from machu_env.train.selfplay import train
+    from machu_env.train.run.config import TrainConfig
+    from machu_env.train.run.selfplay import train
 
     out = tmp_path / "run"
     train(TrainConfig(players=2, timesteps=2048, n_envs=16, n_steps=64, batch_size=256,
@@ -478,7 +478,7 @@ def test_threads_1_with_init_starts_no_openmp_worker(tmp_path):
     since the threads of this one are set already."""
     script = f"""
 import os, torch
-from machu_env.train.selfplay import Trainer, TrainConfig
+from machu_env.train.run.selfplay import Trainer, TrainConfig
 before = len(os.listdir('/proc/self/task'))
 t = Trainer(TrainConfig(players=2, timesteps=64, out={str(tmp_path / 'run')!r}, n_envs=4,
             n_steps=16, batch_size=64, init='ppo-2p', threads=1, device='cpu'), verbose=False)
@@ -515,7 +515,7 @@ def test_every_setting_is_declared_once():
     import re
     from dataclasses import fields
 
-    from machu_env.train.args import PPOArgs, TrainArgs
+    from machu_env.train.run.args import PPOArgs, TrainArgs
 
     names = {f.name for f in fields(TrainArgs)}
     assert all(f.metadata.get("help") for f in fields(TrainArgs))

@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from machu_env.train import progress as P  # noqa: E402
-from machu_env.train.selfplay import TrainConfig, train  # noqa: E402
+from machu_env.train.run import progress as P  # noqa: E402
+from machu_env.train.run.selfplay import TrainConfig, train  # noqa: E402
 
 
 def tiny(out, **kw) -> TrainConfig:
@@ -43,7 +43,7 @@ def test_gold_alone_is_evaluated_and_stop_at_ends_the_run(tmp_path):
 def test_stop_at_sacrifices_ends_the_run_once_the_temples_are_found(tmp_path, monkeypatch):
     """A recipe's phase ends when the learner sacrifices often enough against gold: here the
     evaluation's count is made to pass 5 a game at its third evaluation (steps 2048)."""
-    from machu_env.train import selfplay
+    from machu_env.train.run import selfplay
 
     calls = []
 
@@ -105,7 +105,7 @@ def test_the_time_left_never_goes_negative_and_names_the_goal():
 
 
 def test_a_run_that_stops_at_a_goal_is_evaluated_often_enough_to_stop_near_it(tmp_path):
-    from machu_env.train.config import EVAL_EVERY, STOP_EVAL_EVERY
+    from machu_env.train.run.config import EVAL_EVERY, STOP_EVAL_EVERY
 
     assert tiny(tmp_path, eval_every=0, stop_at=0.95).eval_interval() == STOP_EVAL_EVERY == 65_536
     assert tiny(tmp_path, eval_every=0).eval_interval() == EVAL_EVERY
@@ -145,7 +145,7 @@ def test_imitation_moves_a_fresh_policy_toward_its_teacher():
 
     from machu_env.agents.masking import masked_argmax
     from machu_env.agents.policy_file import net_config, new_net
-    from machu_env.train.imitate import imitate, teacher_data
+    from machu_env.train.data.imitate import imitate, teacher_data
 
     net = new_net(net_config([64]), 0)
     obs, masks, actions, results = teacher_data("gold", 2, 30, seed=99, obs_size=377)
@@ -172,7 +172,7 @@ def test_imitate_is_checked(tmp_path):
 
 def test_a_run_from_init_does_not_imitate(tmp_path):
     """``--imitate`` is a head start for fresh weights: ``--init`` starts from its policy."""
-    from machu_env.train.selfplay import Trainer
+    from machu_env.train.run.selfplay import Trainer
 
     t = Trainer(tiny(tmp_path / "r", net_arch="256,256", init="ppo-2p", imitate="gold"),
                 verbose=False)

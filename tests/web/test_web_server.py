@@ -222,7 +222,7 @@ def test_one_client_cannot_pile_up_finished_games_or_replays():
     """Item 6: finished games count against a per-client cap (the review held 1 GB with 600 of
     them); a refused new game costs no replay (the room is checked first); /api/replay draws
     records of at most ``replay_decisions`` decisions."""
-    from machu_env.web import app as web_app
+    from machu_env.web import routes as web_app
 
     record, seat = _finished_record()
     at = len(record["actions"]) - 1
