@@ -35,7 +35,7 @@ def test_the_import_contracts_hold(site):
     assert "0 broken" in result.stdout
     # the top-level agents/ and train/ are the package's machu_env.agents and machu_env.train
     assert (site / "machu_env" / "agents" / "policy.py").is_file()
-    assert (site / "machu_env" / "train" / "selfplay.py").is_file()
+    assert (site / "machu_env" / "train" / "run" / "selfplay.py").is_file()
 
 
 @pytest.mark.parametrize("module, upward", [

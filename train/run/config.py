@@ -13,9 +13,9 @@ from machu_env.core import files
 from machu_env.core.opponent_pool import parse_pool
 from machu_env.core.reward_modes import check_reward_mode
 from machu_env.engine.pool import COMPILED_NAMES
+from machu_env.train.ppo import sizing
 from machu_env.train.ppo.ppo import (
     PPOSettings,
-    sizing,
 )
 from machu_env.train.run.args import (  # noqa: F401  (re-exported)
     MAX_EVAL_GAMES,

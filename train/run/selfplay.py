@@ -54,6 +54,7 @@ from machu_env.agents import policy_file
 from machu_env.core import files
 from machu_env.core.heartbeat import beating
 from machu_env.core.learner_batch import LearnerBatch
+from machu_env.train.ppo import sizing
 from machu_env.train.ppo.evaluate import win_share_and_habits
 from machu_env.train.ppo.games import games_of
 from machu_env.train.ppo.overlap import stepper
@@ -63,7 +64,6 @@ from machu_env.train.ppo.ppo import (
     net_config,  # noqa: F401  (re-exported)
     new_net,
     set_threads,
-    sizing,
     torch_device,
 )
 from machu_env.train.ppo.threads import ThreadGovernor
