@@ -102,16 +102,22 @@ def figure(measure: dict[str, Any] | None) -> str:
 
 
 def markdown() -> str:
-    """The catalogue as the markdown table of docs/agents.md (its test keeps them equal)."""
-    lines = ["| agent | players | observation | play | against `gold` | against the agent it "
-             "replaced | probe (lower is better) | rating |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    """The catalogue as the markdown table of docs/agents.md (its test keeps them equal): each
+    figure's value; its games, date, machine and command are on the agent's card (``machu
+    agents NAME``) and in ``--json``."""
+    lines = ["| agent | players | against `gold` | against the agent it replaced "
+             "| probe (break-even) | rating |",
+             "| --- | --- | --- | --- | --- | --- |"]
+
+    def value(measure: dict[str, Any] | None) -> str:
+        return figure(measure).split(" (", 1)[0]
+
     for r in catalogue():
         name = f"`{r['alias']}` = `{r['name']}`" if r["alias"] else f"`{r['name']}`"
-        replaced = (f"{figure(r['vs_replaced'])} vs {r['vs_replaced']['against']}"
+        replaced = (f"{value(r['vs_replaced'])} vs {r['vs_replaced']['against']}"
                     if r["vs_replaced"] else "—")
-        rating = r["rating"]
-        lines.append(f"| {name} | {r['players']} | v{r['observation']} | {r['play']} | "
-                     f"{figure(r['vs_gold'])} | {replaced} | {figure(r['probe'])} | "
-                     + (f"{rating['value']:.1f} ({rating['date']})" if rating else "—") + " |")
+        probe = (f"{value(r['probe'])} ({100 / r['players']:.0f} %)" if r["probe"] else "—")
+        rating = f"{r['rating']['value']:.1f}" if r["rating"] else "—"
+        lines.append(f"| {name} | {r['players']} | {value(r['vs_gold'])} | {replaced} | "
+                     f"{probe} | {rating} |")
     return "\n".join(lines)

@@ -54,6 +54,6 @@ def test_error_messages_name_the_install_from_the_checkout():
     from machu_env._extras import install_hint
 
     assert install_hint("train") == "pip install -e '.[train]' (in the machu-env checkout)"
-    sources = [*ROOT.glob("machu_env/**/*.py"), *ROOT.glob("agents/*.py"),
-               *ROOT.glob("train/*.py")]
+    sources = [*ROOT.glob("machu_env/**/*.py"), *ROOT.glob("agents/**/*.py"),
+               *ROOT.glob("train/**/*.py")]
     assert not [str(p) for p in sources if "machu-env[" in p.read_text()]
