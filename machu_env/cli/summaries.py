@@ -60,8 +60,9 @@ def train_lines(summary: dict[str, Any], out: str, players: int) -> list[str]:
     shares = ", ".join(f"{_share(v)} against {k[len('win_vs_'):]}" for k, v in row.items()
                        if k.startswith("win_vs_") and v == v)
     best = Path(out) / "best.safetensors"
-    return [f"trained {summary['timesteps']:,} steps in {_minutes(summary['wall_seconds'])}"
-            + (f" ({speed:,.0f} steps/s)" if speed else "") + f"; last evaluation: {shares}",
+    return [f"trained {summary['timesteps']:,} steps in {_minutes(summary['wall_seconds'])} "
+            "of wall-clock" + (f" (training alone: {speed:,.0f} steps/s)" if speed else "")
+            + f"; last evaluation: {shares}",
             f"best against gold: {_share(summary['best_win_vs_gold'])}, kept in {best}; "
             f"the run: {out} (summary.json, history.csv, curve.png)",
             f"next: machu tournament --agents policy:{best},gold --players {players}"]

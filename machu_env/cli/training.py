@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import inspect
 import re
+import shlex
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 
 from machu_env._extras import install_hint
-from machu_env.cli.commands import compile_first
+from machu_env.cli.commands import compile_first, err_console
 from machu_env.cli.options import (
     agent_files,
     check_output_folder,
@@ -58,12 +60,42 @@ def train(ctx: typer.Context, resume: bool = False, as_json: bool = False,
         compile_first("train", training_parts(
             bool(config.imitate) and not config.init and not resume))
         given = ctx.get_parameter_source("minutes").name not in ("DEFAULT", "DEFAULT_MAP")
-        with work_output(as_json):
+        with work_output(as_json), saying_what_was_kept(out, "machu train --out"):
             summary = run_training(config, resume=resume,
                                    minutes=minutes if resume and given else None)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
     finish(summary, train_lines(summary, str(out), config.players), as_json)
+
+
+@contextmanager
+def saying_what_was_kept(out: Path, command: str):
+    """On a stop (Ctrl-C, SIGTERM, SIGHUP), a line before the command's last one: the
+    checkpoint that was kept (the newest of the run or of a recipe's phases) and the command
+    that goes on from it."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err_console.print(kept_line(out, command))
+        raise
+
+
+def kept_line(out: Path, command: str) -> str:
+    from machu_env.train.run import checkpoints
+
+    found = []
+    for folder in (out, *(p for p in sorted(out.glob("*")) if p.is_dir())):
+        try:
+            found.append((checkpoints.read_state(folder)[0], folder))
+        except (ValueError, OSError):
+            continue
+    if not found:
+        return (f"machu train: no checkpoint was written yet in {out}: the run starts again "
+                "from the beginning (without --resume)")
+    steps, folder = max(found, key=lambda f: ((f[1] / checkpoints.STATE).stat().st_mtime, f[0]))
+    where = "" if folder == out else f" (phase {folder.name})"
+    return (f"machu train: kept the checkpoint at {steps:,} steps in {folder}{where}; "
+            f"go on with: {command} {shlex.quote(str(out))} --resume")
 
 
 RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "overlap",
@@ -88,7 +120,9 @@ def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = Fal
         recipe = recipes.load(options["recipe"])  # (a bad file: one line, before compiling;
         # read once: an edit of the file during the run changes nothing)
         compile_first("train")
-        with work_output(as_json):
+        again = (f"machu train --recipe {shlex.quote(options['recipe'])} "
+                 f"--seed {options['seed']} --out")
+        with work_output(as_json), saying_what_was_kept(Path(options["out"]), again):
             summary = recipes.run(options["recipe"], options["out"], seed=options["seed"],
                                   minutes=options["minutes"], timesteps=steps,
                                   threads=options["threads"], device=options["device"],

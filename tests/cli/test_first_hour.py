@@ -67,10 +67,11 @@ def test_exploit_ends_with_its_verdict_placed_among_the_shipped_probes(tmp_path,
     shipped = probe_verdict.shipped_probes(2)
     assert len(shipped) >= 3 and [v for _, v in shipped] == sorted(v for _, v in shipped)
     assert any(name.startswith("best-2p (") for name, _ in shipped)  # named by its alias too
-    assert out[1].startswith("the shipped 2-player agents' probes (1.5M steps")
-    assert "this one is between" in out[1] or "every shipped agent" in out[1]
-    assert "a short probe: 212,992 steps where the protocol trains 1,500,000" in out[2]
-    assert "trained 212,992 steps: whole rollouts" in out[3] and "{" not in "".join(out)
+    # a short probe is placed among nothing: compared with its like only
+    assert "a short probe: 212,992 steps where the protocol trains 1,500,000" in out[1]
+    assert "compare it only with probes of the same length" in out[1]
+    assert not any("shipped agent" in line and "this one is" in line for line in out)
+    assert "trained 212,992 steps: whole rollouts" in out[2] and "{" not in "".join(out)
     code = main(["exploit", "--agent", "gold", "--steps", "200000", "--json"])
     captured = capsys.readouterr()
     assert json.loads(captured.out)["exploiter_win_share"] == 0.81
@@ -79,6 +80,7 @@ def test_exploit_ends_with_its_verdict_placed_among_the_shipped_probes(tmp_path,
             "member_starts": [{}, {}]}
     lines = probe_verdict.verdict(even, 1_500_000)
     assert lines[0].endswith("no exploiter found that beats it more often than break-even")
+    assert lines[1].startswith("the shipped 2-player agents' probes (1.5M steps")
     assert "harder to exploit than every shipped agent" in lines[1]
     assert lines[-1].startswith("the best of 2 exploiters")
 

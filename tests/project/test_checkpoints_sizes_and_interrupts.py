@@ -116,8 +116,12 @@ def test_a_run_stopped_at_random_points_keeps_a_whole_checkpoint(tmp_path, signu
         finally:
             _, err = _finish(proc)
         assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
-        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        lines = err.strip().splitlines()
+        assert "Traceback" not in err and len(lines) == 2, err
         steps = _check_whole(run)
+        # what was kept and how to go on, before the line that says what stopped it
+        assert f"kept the checkpoint at {steps:,} steps in {run}" in lines[0], err
+        assert f"go on with: machu train --out {run} --resume" in lines[0], err
         rows = [int(line.split(",")[0]) for line in
                 (run / "history.csv").read_text().splitlines()[1:]]
         assert rows[-1] >= steps and len(set(rows)) == len(rows)

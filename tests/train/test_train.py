@@ -354,6 +354,8 @@ def test_machu_train_runs_and_reports_bad_settings(tmp_path):
     assert r.exit_code == 0, r.output[-2000:]
     lines = r.stdout.strip().splitlines()
     assert lines[-3].startswith("trained 1,024 steps in ") and "against gold" in lines[-3]
+    # the wall-clock and the rate of training alone, each named
+    assert " of wall-clock (training alone: " in lines[-3] and " steps/s)" in lines[-3]
     assert lines[-1] == (f"next: machu tournament --agents "
                          f"policy:{tmp_path / 'run' / 'best.safetensors'},gold --players 2")
     r = runner.invoke(app, [*args[:-1], str(tmp_path / "again"), "--json"])

@@ -22,7 +22,13 @@ def verdict(summary: dict[str, Any], requested_steps: int | None = None) -> list
              f"{summary['eval_games']:,} games against {summary['agent']} (break-even "
              f"{even:.0%}), margin {summary['exploiter_margin']:+.1f} points: {meaning}"]
     shipped = shipped_probes(players)
-    if shipped:
+    steps = summary["steps"]
+    if shipped and steps < PROTOCOL_STEPS:  # (a less trained exploiter wins less: no place)
+        lines.append(f"a short probe: {steps:,} steps where the protocol trains "
+                     f"{PROTOCOL_STEPS:,}; a less trained exploiter wins less, so compare it "
+                     "only with probes of the same length (the shipped agents' are "
+                     f"{PROTOCOL_STEPS:,} steps)")
+    elif shipped:
         easier = [n for n, v in shipped if v < share]
         place = ("harder to exploit than every shipped agent" if not easier else
                  "easier to exploit than every shipped agent" if len(easier) == len(shipped)
@@ -30,8 +36,7 @@ def verdict(summary: dict[str, Any], requested_steps: int | None = None) -> list
         lines.append(f"the shipped {players}-player agents' probes (1.5M steps, lower is "
                      "harder to exploit): " + ", ".join(f"{n} {v:.1%}" for n, v in shipped)
                      + f"; this one is {place}")
-    steps = summary["steps"]
-    if steps < PROTOCOL_STEPS:
+    if steps < PROTOCOL_STEPS and not shipped:
         lines.append(f"a short probe: {steps:,} steps where the protocol trains "
                      f"{PROTOCOL_STEPS:,}; a less trained exploiter wins less, so this figure "
                      "understates the protocol's")
