@@ -29,6 +29,7 @@ import collections
 import itertools
 import socket
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from machu_env._extras import install_hint
@@ -79,6 +80,19 @@ def connect(address: str) -> bool:
     except (ConnectionError, ValueError, RuntimeError) as e:
         raise ValueError(f"cannot reach the Ray cluster at {address!r}: {e}") from None
     return True
+
+
+@contextmanager
+def joined(address: str | None) -> Iterator[None]:
+    """The Ray instance at ``address`` for the block (nothing where ``address`` is empty):
+    joined (or started) first, so that a missing extra or an unreachable cluster fails before
+    any work, and shut down after the block if the block joined it."""
+    started = connect(address) if address else False
+    try:
+        yield
+    finally:
+        if started:
+            require_ray().shutdown()
 
 
 # an HTTP/2 client's connection preface and an empty SETTINGS frame (RFC 9113, 3.4)

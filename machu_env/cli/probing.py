@@ -52,7 +52,7 @@ def exploit(
     try:
         import torch  # noqa: F401  (the train extra: said here, not mid-run)
 
-        from machu_env.train.ppo.ppo import PPOSettings, bf16_supported
+        from machu_env.train.ppo.ppo import PPOSettings, check_precision
         from machu_env.train.probe.exploit import exploit as run_exploit
     except ImportError as e:
         raise typer.BadParameter(f"the probe needs the train extra ({e}): "
@@ -76,10 +76,10 @@ def exploit(
             raise typer.BadParameter(f"{out} holds an earlier probe's {', '.join(earlier)}: "
                                      "choose another --out (nothing was changed)",
                                      param_hint="--out")
-    if precision not in ("fp32", "bf16") or (precision == "bf16" and not bf16_supported()):
-        raise typer.BadParameter(f"precision must be fp32 or bf16 (bf16 only on CPUs with "
-                                 f"bfloat16 arithmetic), got {precision!r}",
-                                 param_hint="--precision")
+    try:
+        check_precision(precision)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--precision") from None
     if reward not in ("win", "score"):
         raise typer.BadParameter(f"reward must be win or score, got {reward!r}",
                                  param_hint="--reward")

@@ -135,6 +135,15 @@ def bf16_supported() -> bool:
         return False
 
 
+def check_precision(precision: str) -> None:
+    """``fp32``, or ``bf16`` on a CPU that has bfloat16 arithmetic; ValueError in words."""
+    if precision not in ("fp32", "bf16"):
+        raise ValueError(f"precision must be fp32 or bf16, got {precision!r}")
+    if precision == "bf16" and not bf16_supported():
+        raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 BF16 or "
+                         "AMX); this one has none: use fp32")
+
+
 def masked_logits(logits, masks):
     """The loss's masking: illegal logits -1e8, finite, as sb3's ``MaskableCategorical`` (the
     entropy of a -inf logit is NaN). Playing uses ``masking.masked_logits`` (-inf)."""
@@ -163,9 +172,7 @@ class PPO:
         import torch
 
         settings.check()
-        if settings.precision == "bf16" and not bf16_supported():
-            raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 "
-                             "BF16 or AMX); this one has none: use fp32")
+        check_precision(settings.precision)
         self.net = net
         # torch.compile (inductor: a C++ compiler on the CPU) for the update's passes only
         self.update_net = torch.compile(net) if settings.torch_compile else net

@@ -48,6 +48,7 @@ from machu_env.train.probe import ladder
 from machu_env.train.recipes import machines, recipe_folder, rounds
 from machu_env.train.recipes.recipe_state import start_state
 from machu_env.train.run import run_schemas
+from machu_env.train.run.args import MAX_MINUTES
 
 FOLDER = Path(__file__).resolve().parent / "recipe_files"
 FORMAT = "machu-env-recipe"
@@ -111,7 +112,7 @@ def check(data: Any, where: str) -> dict[str, Any]:
     players = data.get("players")
     if players not in (2, 3, 4, 5) or isinstance(players, bool):
         raise ValueError(f"{where}: players must be 2, 3, 4 or 5, got {players!r}")
-    for key, hi in (("minutes", 7 * 24 * 60), ("timesteps", 10**10)):
+    for key, hi in (("minutes", MAX_MINUTES), ("timesteps", 10**10)):
         v = data.get(key)
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v <= hi:
             raise ValueError(f"{where}: {key} must be a number in (0, {hi}], got {v!r}")
@@ -218,16 +219,10 @@ def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
     where = dict(threads=threads, device=device, resume=resume, verbose=verbose,
                  overlap=overlap, ray=ray, rollout_workers=rollout_workers,
                  machine_class=machine_class, recipe=recipe or load(name))
-    if not ray:
-        return _run(name, out, seed, minutes, timesteps, **where)
-    from machu_env.ray_backend import connect, require_ray
+    from machu_env.ray_backend import joined
 
-    started = connect(ray)
-    try:
+    with joined(ray):
         return _run(name, out, seed, minutes, timesteps, **where)
-    finally:
-        if started:
-            require_ray().shutdown()
 
 
 def _machine(recipe: dict[str, Any], given: str, threads: int, device: str,
@@ -254,8 +249,8 @@ def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, 
     check_int("seed", seed, 0, 2**32 - 1)
     budget_minutes = float(minutes or recipe["minutes"])
     budget_steps = int(timesteps or recipe["timesteps"])
-    if not 0 < budget_minutes <= 7 * 24 * 60:
-        raise ValueError(f"minutes must be in (0, {7 * 24 * 60}], got {minutes!r}")
+    if not 0 < budget_minutes <= MAX_MINUTES:
+        raise ValueError(f"minutes must be in (0, {MAX_MINUTES}], got {minutes!r}")
     out = Path(out)
     state_path = out / "recipe.json"
     flags = "".join((f" --minutes {minutes:g}" if minutes else "",

@@ -44,11 +44,12 @@ from typing import Any
 from machu_env.agents import policy_file
 from machu_env.core import files
 from machu_env.core.processes import run_jobs
+from machu_env.train.run.args import MAX_MINUTES
 from machu_env.train.run.run_schemas import FINAL_EVAL, PROBE_SUMMARY
 
 KEEP = ("least-exploitable", "last")
 LATE = ("from", "timesteps", "settings")  # the keys of ``late``
-LIMITS = {"count": (1, 64), "minutes": (1, 7 * 24 * 60), "timesteps": (1, 10**10),
+LIMITS = {"count": (1, 64), "minutes": (1, MAX_MINUTES), "timesteps": (1, 10**10),
           "probe_steps": (1, 10**9), "probe_games": (10, 100_000), "max_frozen": (2, 16)}
 PROBES = 2  # exploiters per round (round 1: first_probes)
 FIRST_PROBES = (PROBES, 16)  # the range of first_probes

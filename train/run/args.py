@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from machu_env.train.run.settings import setting
 
+MAX_MINUTES = 7 * 24 * 60  # a week: the longest time budget a run or a recipe takes
 MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
 MAX_WORKERS = 1024  # rollout workers
 MAX_EVAL_GAMES = 100_000  # games per opponent per evaluation (all played at once)
@@ -146,7 +147,7 @@ class TrainArgs(PPOArgs):
         "against it) ** PFSP (prioritised fictitious self-play; 0: equally)", 0, 10)
     minutes: float = setting(0.0,
         "end the run (with a checkpoint) once this many minutes have passed since it first "
-        "started (0: no time budget)", 0, 7 * 24 * 60)
+        "started (0: no time budget)", 0, MAX_MINUTES)
     recipe: str = setting('',
         "train a shipped recipe from scratch, every phase (RECIPES); with it only --out, "
         "--seed, --minutes, --timesteps (budgets: its phases end at their share of either, so "

@@ -60,7 +60,7 @@ from machu_env.train.ppo.games import games_of
 from machu_env.train.ppo.overlap import stepper
 from machu_env.train.ppo.ppo import (
     PPO,
-    bf16_supported,
+    check_precision,
     net_config,  # noqa: F401  (re-exported)
     new_net,
     set_threads,
@@ -104,9 +104,7 @@ class Trainer:
         config.check()
         threads_given = config.threads  # (0: sized, then yielding to other work: threads.py)
         self.sizing_line = self._size(config, verbose)
-        if config.precision == "bf16" and not bf16_supported():
-            raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 "
-                             "BF16 or AMX); this one has none: use fp32")
+        check_precision(config.precision)
         self.config = c = config
         self.out = Path(c.out)
         if self.out.exists() and not self.out.is_dir():
@@ -436,15 +434,7 @@ def train(config: TrainConfig, resume: bool = False, verbose: bool = True,
           minutes: float | None = None) -> dict[str, Any]:
     """Run (or resume) a training run; returns its summary. With ``config.ray``, Ray is joined
     (or started) first, so that a missing extra or an unreachable cluster fails at once."""
-    started = False
-    if config.ray:
-        from machu_env.ray_backend import connect
+    from machu_env.ray_backend import joined
 
-        started = connect(config.ray)
-    try:
+    with joined(config.ray):
         return Trainer(config, resume=resume, verbose=verbose, minutes=minutes).run()
-    finally:
-        if started:
-            from machu_env.ray_backend import require_ray
-
-            require_ray().shutdown()
