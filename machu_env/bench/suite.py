@@ -216,6 +216,71 @@ def openspiel_clones(secs: float) -> float:
     return _timed(hundred, secs)
 
 
+def _optional_rows(add, secs: float) -> None:
+    """The rows that need an extra (SB3, RLlib, OpenSpiel) and the peers' games."""
+    import machu_env
+
+    try:
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        from machu_env.envs.sb3 import MachuPicchuVecEnv
+
+        vec = MachuPicchuVecEnv(4096, PLAYERS, seed=0)
+        add("(e) SB3 VecEnv (batch engine), N=4096", vecenv_loop(
+            vec, secs, lambda v: v.action_masks()), "learner steps")
+        dummy = DummyVecEnv([lambda: machu_env.MachuPicchuGymEnv(PLAYERS)] * 64)
+        add("    MachuPicchu-v0 in DummyVecEnv, N=64", vecenv_loop(
+            dummy, secs, lambda v: np.stack(v.env_method("action_masks"))), "learner steps")
+    except ImportError:
+        add("(e) SB3 VecEnv", None, "needs the train extra")
+    try:
+        from pettingzoo.classic import chess_v6, connect_four_v3, texas_holdem_v4
+
+        add("peer: PettingZoo connect_four_v3", aec_loop(connect_four_v3.env, secs))
+        add("peer: PettingZoo chess_v6", aec_loop(chess_v6.env, secs))
+        add("peer: PettingZoo texas_holdem_v4", aec_loop(texas_holdem_v4.env, secs))
+    except ImportError:
+        add("peer: PettingZoo classic", None, "pip install 'pettingzoo[classic]'")
+    try:
+        add("(h) RLlib env runner on the batch engine, N=4096", rllib_runner_loop(secs),
+            "learner steps, RLlib's SingleAgentEnvRunner")
+    except ImportError:
+        add("(h) RLlib env runner", None, "needs the rllib extra")
+    try:
+        import pyspiel  # noqa: F401
+
+        add("(g) OpenSpiel python_machu_picchu", openspiel_loop(
+            "python_machu_picchu", secs, {"players": PLAYERS}), "Python loop, as the peers")
+        add("    OpenSpiel state.clone()", openspiel_clones(secs), "clones/s")
+    except ImportError:
+        add("(g) OpenSpiel", None, "needs the openspiel extra")
+    try:
+        import pyspiel  # noqa: F401
+
+        for name in ("connect_four", "chess", "leduc_poker"):
+            add(f"peer: OpenSpiel {name} (Python loop)", openspiel_loop(name, secs))
+    except ImportError:
+        add("peer: OpenSpiel", None, "pip install open_spiel")
+
+
+def _scaling(secs: float, quick: bool, threads: int) -> dict:
+    """Decisions/s of the compiled playout and the Python loop over games by batch size and
+    numba threads."""
+    sizes = [1, 16, 256, 4096] if quick else [1, 4, 16, 64, 256, 1024, 4096, 16384]
+    thread_counts = sorted({1, threads})
+    scaling: dict = {}
+    print("scaling (decisions/s): num_envs x threads, compiled playout | Python loop")
+    for t in thread_counts:
+        numba.set_num_threads(t)
+        for n in sizes:
+            c, p = compiled_playout(n, secs / 2), python_batch_loop(n, secs / 2)
+            scaling[f"{t}:{n}"] = {"threads": t, "num_envs": n, "compiled": c,
+                                   "python_loop": p}
+            print(f"  threads {t}  N={n:6d}  {c:14,.0f} | {p:14,.0f}", flush=True)
+    numba.set_num_threads(threads)
+    return scaling
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -262,64 +327,13 @@ def main(argv: list[str] | None = None) -> None:
     add("(d) Gymnasium env", gym_loop(secs), "all seats' decisions")
     add("    Game.play (scripting API)", game_play_rate(int(20_000 * secs)))
     add("(f) Gymnasium VectorEnv (gym.make_vec), N=4096", vector_loop(secs), "learner steps")
-    try:
-        from stable_baselines3.common.vec_env import DummyVecEnv
-
-        from machu_env.envs.sb3 import MachuPicchuVecEnv
-
-        vec = MachuPicchuVecEnv(4096, PLAYERS, seed=0)
-        add("(e) SB3 VecEnv (batch engine), N=4096", vecenv_loop(
-            vec, secs, lambda v: v.action_masks()), "learner steps")
-        dummy = DummyVecEnv([lambda: machu_env.MachuPicchuGymEnv(PLAYERS)] * 64)
-        add("    MachuPicchu-v0 in DummyVecEnv, N=64", vecenv_loop(
-            dummy, secs, lambda v: np.stack(v.env_method("action_masks"))), "learner steps")
-    except ImportError:
-        add("(e) SB3 VecEnv", None, "needs the train extra")
-    try:
-        from pettingzoo.classic import chess_v6, connect_four_v3, texas_holdem_v4
-
-        add("peer: PettingZoo connect_four_v3", aec_loop(connect_four_v3.env, secs))
-        add("peer: PettingZoo chess_v6", aec_loop(chess_v6.env, secs))
-        add("peer: PettingZoo texas_holdem_v4", aec_loop(texas_holdem_v4.env, secs))
-    except ImportError:
-        add("peer: PettingZoo classic", None, "pip install 'pettingzoo[classic]'")
-    try:
-        add("(h) RLlib env runner on the batch engine, N=4096", rllib_runner_loop(secs),
-            "learner steps, RLlib's SingleAgentEnvRunner")
-    except ImportError:
-        add("(h) RLlib env runner", None, "needs the rllib extra")
-    try:
-        import pyspiel  # noqa: F401
-
-        add("(g) OpenSpiel python_machu_picchu", openspiel_loop(
-            "python_machu_picchu", secs, {"players": PLAYERS}), "Python loop, as the peers")
-        add("    OpenSpiel state.clone()", openspiel_clones(secs), "clones/s")
-    except ImportError:
-        add("(g) OpenSpiel", None, "needs the openspiel extra")
-    try:
-        import pyspiel  # noqa: F401
-
-        for name in ("connect_four", "chess", "leduc_poker"):
-            add(f"peer: OpenSpiel {name} (Python loop)", openspiel_loop(name, secs))
-    except ImportError:
-        add("peer: OpenSpiel", None, "pip install open_spiel")
+    _optional_rows(add, secs)
     ratio = res["rows"]["(a) compiled random playout, N=4096"]["decisions_per_s"] / \
         res["rows"]["(c) PettingZoo AEC env"]["decisions_per_s"]
     res["compiled_over_aec"] = ratio
     print(f"compiled / AEC env: {ratio:,.0f}x")
 
-    sizes = [1, 16, 256, 4096] if args.quick else [1, 4, 16, 64, 256, 1024, 4096, 16384]
-    thread_counts = sorted({1, threads})
-    res["scaling"] = {}
-    print("scaling (decisions/s): num_envs x threads, compiled playout | Python loop")
-    for t in thread_counts:
-        numba.set_num_threads(t)
-        for n in sizes:
-            c, p = compiled_playout(n, secs / 2), python_batch_loop(n, secs / 2)
-            res["scaling"][f"{t}:{n}"] = {"threads": t, "num_envs": n, "compiled": c,
-                                          "python_loop": p}
-            print(f"  threads {t}  N={n:6d}  {c:14,.0f} | {p:14,.0f}", flush=True)
-    numba.set_num_threads(threads)
+    res["scaling"] = _scaling(secs, args.quick, threads)
 
     args.out.mkdir(parents=True, exist_ok=True)
     files.write_json(args.out / "results.json", res)

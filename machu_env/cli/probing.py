@@ -57,39 +57,10 @@ def exploit(
     except ImportError as e:
         raise typer.BadParameter(f"the probe needs the train extra ({e}): "
                                  + install_hint("train")) from None
-    try:
-        at = tuple(int(x) for x in eval_at.split(",") if x.strip())
-    except ValueError:
-        raise typer.BadParameter(f"give steps as comma-separated integers, like 1500000; got "
-                                 f"{eval_at!r}", param_hint="--eval-at") from None
-    bad = [x for x in at if not 1 <= x <= steps]
-    if bad:
-        raise typer.BadParameter(f"eval_at must be an int in 1..{steps} (within --steps), got "
-                                 f"{bad[0]}", param_hint="--eval-at")
-    existed = False
+    at = _eval_at(eval_at, steps)
     if out is not None:
-        refuse_inputs_inside(out, agent_files([agent]), "--out")
-        existed = check_output_folder(out, "--out")  # (created when the probe starts)
-        earlier = sorted(p.name for pattern in EXPLOIT_OUTPUTS for p in out.glob(pattern)) \
-            if existed else []
-        if earlier:  # (a stopped probe removes its outputs: never an earlier probe's)
-            raise typer.BadParameter(f"{out} holds an earlier probe's {', '.join(earlier)}: "
-                                     "choose another --out (nothing was changed)",
-                                     param_hint="--out")
-    try:
-        check_precision(precision)
-    except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="--precision") from None
-    if reward not in ("win", "score"):
-        raise typer.BadParameter(f"reward must be win or score, got {reward!r}",
-                                 param_hint="--reward")
-    settings = PPOSettings(**{k: ppo[k] for k in PPO_OPTIONS})  # (the probe's defaults)
-    try:
-        settings.check()
-    except ValueError as e:
-        from machu_env.cli.training import option_words
-
-        raise typer.BadParameter(option_words(str(e), ppo)) from None
+        _check_probe_folder(out, agent)
+    settings = _probe_settings(ppo, precision, reward, PPOSettings, check_precision)
     from machu_env.train.ppo.ppo import set_threads
 
     set_threads(threads)
@@ -109,6 +80,52 @@ def exploit(
     lines.append(f"the exploiter and its curve: {out}" if out is not None else
                  "(--out DIR keeps the exploiter, its curve and summary.json)")
     finish(summary, lines, as_json)
+
+
+def _eval_at(eval_at: str, steps: int) -> tuple[int, ...]:
+    """``--eval-at`` as steps within ``--steps``; BadParameter in words otherwise."""
+    try:
+        at = tuple(int(x) for x in eval_at.split(",") if x.strip())
+    except ValueError:
+        raise typer.BadParameter(f"give steps as comma-separated integers, like 1500000; got "
+                                 f"{eval_at!r}", param_hint="--eval-at") from None
+    bad = [x for x in at if not 1 <= x <= steps]
+    if bad:
+        raise typer.BadParameter(f"eval_at must be an int in 1..{steps} (within --steps), got "
+                                 f"{bad[0]}", param_hint="--eval-at")
+    return at
+
+
+def _check_probe_folder(out: Path, agent: str) -> None:
+    """``--out`` may not hold the probed agent's file nor an earlier probe's outputs (a
+    stopped probe removes its own outputs, never an earlier probe's)."""
+    refuse_inputs_inside(out, agent_files([agent]), "--out")
+    existed = check_output_folder(out, "--out")  # (created when the probe starts)
+    earlier = sorted(p.name for pattern in EXPLOIT_OUTPUTS for p in out.glob(pattern)) \
+        if existed else []
+    if earlier:
+        raise typer.BadParameter(f"{out} holds an earlier probe's {', '.join(earlier)}: "
+                                 "choose another --out (nothing was changed)",
+                                 param_hint="--out")
+
+
+def _probe_settings(ppo: dict, precision: str, reward: str, settings_class, check_precision):
+    """The exploiter's PPO settings, checked (named as options)."""
+    try:
+        check_precision(precision)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--precision") from None
+    if reward not in ("win", "score"):
+        raise typer.BadParameter(f"reward must be win or score, got {reward!r}",
+                                 param_hint="--reward")
+    settings = settings_class(**{k: ppo[k] for k in PPO_OPTIONS})  # (the probe's defaults)
+    try:
+        settings.check()
+    except ValueError as e:
+        from machu_env.cli.training import option_words
+
+        raise typer.BadParameter(option_words(str(e), ppo)) from None
+    return settings
 
 
 EXPLOIT_OUTPUTS = ("curve.csv", "curve.png", "exploiter.safetensors", "summary.json",

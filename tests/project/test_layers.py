@@ -62,6 +62,20 @@ def test_the_architecture_picture_is_drawn_from_the_code():
     assert drawn == layers.mermaid(), "run: python scripts/layers.py draw"
 
 
+def test_no_function_is_longer_than_80_lines():
+    """Small functions with one job: none in the package over 80 lines, from its ``def`` to
+    its last line (docstring included)."""
+    import ast
+
+    long = []
+    for path in (p for root in SOURCES for p in root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and node.end_lineno - node.lineno + 1 > 80:
+                long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not long, long
+
+
 def test_few_top_level_modules_small_modules_and_no_name_twice():
     top = sorted(p.name for p in (ROOT / "machu_env").glob("*.py"))
     assert len(top) <= 10, top

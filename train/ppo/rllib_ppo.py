@@ -66,8 +66,6 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
           resume: str | Path | None = None, trust_pickle: bool = False) -> dict[str, Any]:
     """Train and save; returns a summary (per iteration: steps, seconds, steps/s, win shares;
     the checkpoint and the agent name)."""
-    from machu_env.core.opponent_pool import parse_pool
-    from machu_env.envs.rllib import MODULE_ID, ppo_config, vector_ppo_config
     from machu_env.ray_backend import connect, require_ray
 
     if resume is not None and not trust_pickle:
@@ -77,26 +75,11 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
         raise ValueError(f"--resume {resume}: no such checkpoint folder")
     out = output_folder(out)
     ray = require_ray()
-    pool = opponents
-    if batch_engine:
-        parse_pool(opponents)  # checked before Ray starts
-        parse_pool(eval_opponents)
-        if snapshot_every:
-            pool = f"{opponents},self:{self_weight}"
-            parse_pool(pool)
-        config = vector_ppo_config(num_players=players, opponents=pool,
-                                   num_env_runners=env_runners,
-                                   envs_per_runner=envs_per_runner, layers=layers, seed=seed,
-                                   train_batch_size=train_batch_size,
-                                   minibatch_size=minibatch_size,
-                                   eval_interval=eval_every, eval_games=eval_games,
-                                   eval_opponents=eval_opponents)
-        module_id = "default_policy"
-    else:
-        config = ppo_config(num_players=players, num_env_runners=env_runners,
-                            envs_per_runner=envs_per_runner, layers=layers, seed=seed,
-                            train_batch_size=train_batch_size, minibatch_size=minibatch_size)
-        module_id = MODULE_ID
+    config, module_id, pool = _configured(
+        players, batch_engine, opponents, eval_opponents, snapshot_every, self_weight,
+        dict(num_env_runners=env_runners, envs_per_runner=envs_per_runner, layers=layers,
+             seed=seed, train_batch_size=train_batch_size, minibatch_size=minibatch_size),
+        eval_every, eval_games)
     writer = _tensorboard(out / "tb")
     started = connect(address or "local")
     rows: list[dict[str, Any]] = []
@@ -113,18 +96,8 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
             t = time.perf_counter()
             result = algo.train()
             seconds = time.perf_counter() - t
-            runners = result.get("env_runners", {})
-            try:  # (NaN when no runner reported, on a busy machine say: 0 steps)
-                steps = int(runners.get("num_env_steps_sampled", 0))
-            except (TypeError, ValueError, OverflowError):
-                steps = 0
-            row = {"iteration": i + 1, "env_steps": steps, "seconds": round(seconds, 2),
-                   "steps_per_second": round(steps / seconds, 1)}
-            if "win_share" in runners:
-                row["win_share"] = round(float(runners["win_share"]), 4)
-            evaluation = result.get("evaluation", {}).get("env_runners", {})
-            if "win_share" in evaluation:
-                row["eval_win_share"] = round(float(evaluation["win_share"]), 4)
+            row = _row(i + 1, result, seconds)
+            steps = row["env_steps"]
             rows.append(row)
             _log_row(writer, row)
             log(f"iteration {i + 1}: {steps} env steps in {seconds:.1f} s "
@@ -152,6 +125,42 @@ def train(players: int = 2, iterations: int = 10, env_runners: int = 1,
     files.write_json(out / "summary.json", summary, indent=1)
     log(f"saved {checkpoint} (play it as rllib:{checkpoint})")
     return summary
+
+
+def _configured(players: int, batch_engine: bool, opponents: str, eval_opponents: str,
+                snapshot_every: int, self_weight: float, common: dict[str, Any],
+                eval_every: int, eval_games: int) -> tuple[Any, str, str]:
+    """RLlib's PPO config, the module it trains and the opponent pool (the pools checked
+    before Ray starts)."""
+    from machu_env.core.opponent_pool import parse_pool
+    from machu_env.envs.rllib import MODULE_ID, ppo_config, vector_ppo_config
+
+    if not batch_engine:
+        return ppo_config(num_players=players, **common), MODULE_ID, opponents
+    parse_pool(opponents)
+    parse_pool(eval_opponents)
+    pool = f"{opponents},self:{self_weight}" if snapshot_every else opponents
+    parse_pool(pool)
+    config = vector_ppo_config(num_players=players, opponents=pool, eval_interval=eval_every,
+                               eval_games=eval_games, eval_opponents=eval_opponents, **common)
+    return config, "default_policy", pool
+
+
+def _row(iteration: int, result: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """One iteration's row: env steps, seconds, steps/s and the win shares RLlib reported."""
+    runners = result.get("env_runners", {})
+    try:  # (NaN when no runner reported, on a busy machine say: 0 steps)
+        steps = int(runners.get("num_env_steps_sampled", 0))
+    except (TypeError, ValueError, OverflowError):
+        steps = 0
+    row = {"iteration": iteration, "env_steps": steps, "seconds": round(seconds, 2),
+           "steps_per_second": round(steps / seconds, 1)}
+    if "win_share" in runners:
+        row["win_share"] = round(float(runners["win_share"]), 4)
+    evaluation = result.get("evaluation", {}).get("env_runners", {})
+    if "win_share" in evaluation:
+        row["eval_win_share"] = round(float(evaluation["win_share"]), 4)
+    return row
 
 
 def _save(algo, module_id: str, folder: Path, iteration: int, players: int, seed: int) -> None:

@@ -145,6 +145,21 @@ def build(names: list[str], players: int, games: int, out: str | Path, seed: int
     return {**summary, "out": str(path)}
 
 
+def _check_psro(names: list[str], iterations: int, steps: int, out: Path, folder: Path) -> None:
+    """PSRO's sizes, and no output that is also a member; ValueError in words."""
+    check_int("iterations", iterations, 1, MAX_MEMBERS - 1)
+    check_int("steps", steps, 1, 10**10)
+    if not 1 <= len(names) <= MAX_MEMBERS - iterations:
+        raise ValueError(f"PSRO starts from 1..{MAX_MEMBERS - iterations} members with "
+                         f"{iterations} iterations (at most {MAX_MEMBERS} in all), got "
+                         f"{len(names)}")
+    inputs = {Path(n.split(":", 1)[1]).resolve() for n in names if n.startswith("policy:")}
+    for target in [out, *(folder / f"br_{k}.safetensors" for k in range(iterations))]:
+        if target.resolve() in inputs:  # continuing from an earlier run's best response
+            raise ValueError(f"{target} is also a member of the population: write the new "
+                             "population elsewhere (another --out)")
+
+
 def psro(names: list[str], players: int, games: int, out: str | Path, iterations: int,
          steps: int, seed: int = 0, min_weight: float = 1e-3, trust_pickle: bool = False,
          command: str = "", settings: Any = None, verbose: bool = True) -> dict[str, Any]:
@@ -161,19 +176,9 @@ def psro(names: list[str], players: int, games: int, out: str | Path, iterations
     from machu_env.train.ppo.ppo import PPOSettings
     from machu_env.train.probe.exploit import train_against
 
-    check_int("iterations", iterations, 1, MAX_MEMBERS - 1)
-    check_int("steps", steps, 1, 10**10)
-    if not 1 <= len(names) <= MAX_MEMBERS - iterations:
-        raise ValueError(f"PSRO starts from 1..{MAX_MEMBERS - iterations} members with "
-                         f"{iterations} iterations (at most {MAX_MEMBERS} in all), got "
-                         f"{len(names)}")
     out = Path(out)
     folder = out.parent / f"{out.stem}_psro"
-    inputs = {Path(n.split(":", 1)[1]).resolve() for n in names if n.startswith("policy:")}
-    for target in [out, *(folder / f"br_{k}.safetensors" for k in range(iterations))]:
-        if target.resolve() in inputs:  # continuing from an earlier run's best response
-            raise ValueError(f"{target} is also a member of the population: write the new "
-                             "population elsewhere (another --out)")
+    _check_psro(names, iterations, steps, out, folder)
     members = members_of(names, trust_pickle, fewest=1)
     folder.mkdir(parents=True, exist_ok=True)
     W = np.zeros((0, 0))

@@ -282,19 +282,9 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, out: Path, state: dict
     from machu_env.train.run.selfplay import Trainer
 
     state_path = out / "recipe.json"
-    stored = state.get("machine_class", machines.BASE)
-    if resume and stored != klass:
-        if machine_class:
-            raise ValueError(f"machine_class {machine_class!r}: {out} trains with the machine "
-                             f"class {stored!r}; resume it with that class (or none)")
-        klass, why = stored, "the run's own class (it started with it)"
+    klass = _class_of_run(recipe, out, state, klass, why, resume, machine_class, verbose)
     state.update(minutes=budget_minutes, timesteps=budget_steps, machine_class=klass)
     over = machines.settings_of(recipe, klass)
-    if verbose:
-        shown = ", ".join(f"{k} {v}" for k, v in over.items()) or "the phases' own settings"
-        print(f"recipe {recipe['name']}: machine class {klass}, {why}: {shown}; "
-              f"--machine-class picks another ({', '.join(machines.names(recipe))})",
-              flush=True)
     t0 = time.perf_counter()
     for k, phase in enumerate(recipe["phases"]):
         if phase["name"] in state["done"]:
@@ -331,16 +321,7 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, out: Path, state: dict
             "timesteps": int(summary["timesteps"]), "ended_at_seconds": state["elapsed_seconds"],
             "final_eval": summary["final_eval"]}
         files.write_json(state_path, state)
-    last = next((p["name"] for p in reversed(recipe["phases"]) if p["name"] in state["done"]),
-                None)
-    if last is None:
-        raise ValueError(f"{out}: no phase of the recipe ran (the budget was spent)")
-    source = out / last / "latest.safetensors"
-    if recipe.get("keep") == "ladder":
-        done = {p["name"]: state["phases"][p["name"]]["timesteps"] for p in recipe["phases"]
-                if p["name"] in state["done"]}
-        state["kept"] = ladder.best_on_ladder(out, done, recipe["players"])
-        source = out / state["kept"]["file"]
+    source = _phases_agent(recipe, out, state)
     state.get("rounds", {}).pop("kept", None)  # (chosen again below, after any new round)
     _write_agent(source, out / "agent.safetensors", state)
     if "rounds" in recipe:
@@ -354,6 +335,40 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, out: Path, state: dict
     state["session_seconds"] = round(time.perf_counter() - t0, 1)
     files.write_json(state_path, state)
     return state
+
+
+def _class_of_run(recipe: dict[str, Any], out: Path, state: dict[str, Any], klass: str,
+                  why: str, resume: bool, machine_class: str, verbose: bool) -> str:
+    """The machine class the run trains with (a resumed run: the one it started with), said
+    in a line."""
+    stored = state.get("machine_class", machines.BASE)
+    if resume and stored != klass:
+        if machine_class:
+            raise ValueError(f"machine_class {machine_class!r}: {out} trains with the machine "
+                             f"class {stored!r}; resume it with that class (or none)")
+        klass, why = stored, "the run's own class (it started with it)"
+    if verbose:
+        over = machines.settings_of(recipe, klass)
+        shown = ", ".join(f"{k} {v}" for k, v in over.items()) or "the phases' own settings"
+        print(f"recipe {recipe['name']}: machine class {klass}, {why}: {shown}; "
+              f"--machine-class picks another ({', '.join(machines.names(recipe))})",
+              flush=True)
+    return klass
+
+
+def _phases_agent(recipe: dict[str, Any], out: Path, state: dict[str, Any]) -> Path:
+    """The agent file the phases leave: the last phase's, or with ``"keep": "ladder"`` the
+    evaluation that did best on the strength ladder (recorded as ``kept``)."""
+    last = next((p["name"] for p in reversed(recipe["phases"]) if p["name"] in state["done"]),
+                None)
+    if last is None:
+        raise ValueError(f"{out}: no phase of the recipe ran (the budget was spent)")
+    if recipe.get("keep") != "ladder":
+        return out / last / "latest.safetensors"
+    done = {p["name"]: state["phases"][p["name"]]["timesteps"] for p in recipe["phases"]
+            if p["name"] in state["done"]}
+    state["kept"] = ladder.best_on_ladder(out, done, recipe["players"])
+    return out / state["kept"]["file"]
 
 
 def _add_rungs(state: dict[str, Any], history: list[dict[str, Any]], players: int) -> None:
