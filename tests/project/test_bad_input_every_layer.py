@@ -426,8 +426,8 @@ def test_no_command_writes_over_its_own_input(tmp_path, capsys):
     (["train", "--threads", "100000"], "--threads"),
     (["train", "--device", "cuda:abc"], "--device must be auto, cpu, cuda"),
     (["train", "--net-arch", "5000"], "layer sizes in 1..4096"),
-    (["train", "--learning-rate", "1e30"], "--learning-rate must be in (0, 1]"),
-    (["train", "--ent-coef", "-1e30"], "--ent-coef must be in [0, 10]"),
+    (["train", "--learning-rate", "1e30"], "--learning-rate must be a number in (0, 1]"),
+    (["train", "--ent-coef", "-1e30"], "--ent-coef must be a number in [0, 10]"),
     (["tournament", "--seed", "100000000000000"], "--seed"),
     (["serve", "--host", "999.1.1.1"], "neither an IP address nor a name"),
 ])

@@ -364,7 +364,7 @@ def test_machu_train_runs_and_reports_bad_settings(tmp_path):
     assert r.exit_code != 0 and "chess:1" in r.output
     r = runner.invoke(app, [*args[:-1], str(tmp_path / "other"), "--max-grad-norm", "0"])
     text = " ".join(r.output.split())
-    assert r.exit_code != 0 and "--max-grad-norm must be in (0, 1e+06]" in text
+    assert r.exit_code != 0 and "--max-grad-norm must be a number in (0, 1e+06]" in text
     assert not (tmp_path / "other").exists()  # refused before anything was written
 
 

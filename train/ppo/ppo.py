@@ -37,9 +37,8 @@ from machu_env.agents.masking import masked_logits as play_logits
 from machu_env.agents.policy_file import net_config, new_net  # noqa: F401  (re-exported)
 from machu_env.train.ppo.rollout_buffer import Rollout, rollout_bytes  # noqa: F401  (re-exported)
 from machu_env.train.run.args import MAX_THREADS, PPOArgs  # noqa: F401  (MAX_THREADS re-exported)
-from machu_env.train.run.settings import check_declared
+from machu_env.train.run.settings import check_declared, choices_of
 
-PRECISIONS = ("fp32", "bf16")
 MAX_LAG_WEIGHT = 2.0  # decoupled PPO: the cap of a sample's proximal / behaviour probability
 
 
@@ -82,27 +81,7 @@ class PPOSettings(PPOArgs):
         if self.n_envs * self.n_steps % self.batch_size:
             raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs * n_steps "
                              f"({self.n_envs * self.n_steps})")
-        for name, lo, hi in (("learning_rate", 0, 1), ("clip_range", 0, 10),
-                             ("max_grad_norm", 0, 1e6)):
-            if not lo < getattr(self, name) <= hi:
-                raise ValueError(f"{name} must be in ({lo}, {hi:g}], got {getattr(self, name)}")
-        for name, hi in (("ent_coef", 10), ("vf_coef", 1000), ("magnet_coef", 10)):
-            if not 0 <= getattr(self, name) <= hi:
-                raise ValueError(f"{name} must be in [0, {hi}], got {getattr(self, name)}")
-        if not (self.ent_coef_final == -1 or 0 <= self.ent_coef_final <= 10):
-            raise ValueError(f"ent_coef_final must be -1 (no schedule) or in [0, 10], got "
-                             f"{self.ent_coef_final}")
-        if not (self.learning_rate_final == -1 or 0 <= self.learning_rate_final <= 1):
-            raise ValueError(f"learning_rate_final must be -1 (no schedule) or in [0, 1], got "
-                             f"{self.learning_rate_final}")
-        if not isinstance(self.torch_compile, bool):
-            raise ValueError(f"torch_compile must be true or false, got {self.torch_compile!r}")
-        for name in ("gamma", "gae_lambda"):
-            if not 0 < getattr(self, name) <= 1:
-                raise ValueError(f"{name} must be in (0, 1], got {getattr(self, name)}")
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, "
-                             f"got {self.precision!r}")
+        # (each setting's range and choices are its declaration's: args.PPOArgs)
 
     def ppo_settings(self) -> PPOSettings:
         """Just the algorithm's settings (a ``TrainConfig`` holds more)."""
@@ -137,8 +116,9 @@ def bf16_supported() -> bool:
 
 def check_precision(precision: str) -> None:
     """``fp32``, or ``bf16`` on a CPU that has bfloat16 arithmetic; ValueError in words."""
-    if precision not in ("fp32", "bf16"):
-        raise ValueError(f"precision must be fp32 or bf16, got {precision!r}")
+    if precision not in choices_of(PPOArgs, "precision"):
+        raise ValueError(f"precision must be one of {', '.join(choices_of(PPOArgs, 'precision'))}"
+                         f", got {precision!r}")
     if precision == "bf16" and not bf16_supported():
         raise ValueError("precision bf16 needs a CPU with bfloat16 arithmetic (AVX-512 BF16 or "
                          "AMX); this one has none: use fp32")

@@ -27,25 +27,28 @@ class PPOArgs:
     n_steps: int = setting(128, "steps per game per PPO rollout", 1)
     batch_size: int = setting(4096, "PPO minibatch size", 1)
     n_epochs: int = setting(4, "PPO epochs per rollout", 1, 100)
-    learning_rate: float = setting(0.0003, "Adam learning rate")
-    gamma: float = setting(0.995, "discount factor")
-    gae_lambda: float = setting(0.95, "GAE lambda")
-    clip_range: float = setting(0.2, "PPO clip range")
-    ent_coef: float = setting(0.01, "entropy bonus")
-    vf_coef: float = setting(0.5, "value loss weight")
-    max_grad_norm: float = setting(0.5, "gradient norm clip")
-    precision: str = setting('fp32', "fp32, or bf16 (autocast; CPUs with bfloat16 arithmetic)")
+    learning_rate: float = setting(0.0003, "Adam learning rate", 0, 1, above=True)
+    gamma: float = setting(0.995, "discount factor", 0, 1, above=True)
+    gae_lambda: float = setting(0.95, "GAE lambda", 0, 1, above=True)
+    clip_range: float = setting(0.2, "PPO clip range", 0, 10, above=True)
+    ent_coef: float = setting(0.01, "entropy bonus", 0, 10)
+    vf_coef: float = setting(0.5, "value loss weight", 0, 1000)
+    max_grad_norm: float = setting(0.5, "gradient norm clip", 0, 1e6, above=True)
+    precision: str = setting('fp32', "fp32, or bf16 (autocast; CPUs with bfloat16 arithmetic)",
+                             choices=("fp32", "bf16"))
     ent_coef_final: float = setting(-1.0,
-        "decay the entropy bonus linearly to this over the run (-1: no schedule)")
+        "decay the entropy bonus linearly to this over the run (-1: no schedule)", 0, 10,
+        unset=-1.0)
     magnet_coef: float = setting(0.0,
-        "weight of the reverse KL to the magnet policy (MMD; train/ppo/ppo.py)")
+        "weight of the reverse KL to the magnet policy (MMD; train/ppo/ppo.py)", 0, 10)
     magnet_every: int = setting(0,
         "updates between magnet resets to the current policy (0: the uniform magnet)", 0)
     cut_as_loss: bool = setting(False,
         "a game still running at the decision limit counts as a loss (-1) instead of a time "
         "limit")
     learning_rate_final: float = setting(-1.0,
-        "decay the learning rate linearly to this over the run (-1: no schedule)")
+        "decay the learning rate linearly to this over the run (-1: no schedule)", 0, 1,
+        unset=-1.0)
     torch_compile: bool = setting(False,
         "run the PPO update through torch.compile (needs a C++ compiler; compiling takes a "
         "while)")
@@ -110,10 +113,10 @@ class TrainArgs(PPOArgs):
         "and `machu exploit` play it) instead of its sampled play")
     exploiter_ppo: str = setting('learner',
         "league: the exploiters' PPO settings: learner (the learner's own) or probe (machu "
-        "exploit's: clip 0.2, 4 epochs, whatever the learner's)")
+        "exploit's: clip 0.2, 4 epochs, whatever the learner's)", choices=("learner", "probe"))
     exploiter_init: str = setting('main',
         "league: where each exploiter starts: main (the main agent's weights) or last (the "
-        "newest exploiter's, which keeps adapting)")
+        "newest exploiter's, which keeps adapting)", choices=("main", "last"))
     init: str = setting('',
         "start from this trained policy (ppo-2p-v1, policy:<file>) instead of fresh weights")
     frozen: str = setting('',

@@ -29,8 +29,6 @@ from machu_env.train.run.settings import from_mapping
 
 DEFAULT_NET_ARCH = "shared:256,256"  # a new network's shape when ``net_arch`` is left empty
 EVAL_EVERY, STOP_EVAL_EVERY = 500_000, 65_536  # (eval_every 0: see TrainConfig.eval_interval)
-EXPLOITER_PPO = ("learner", "probe")  # a league exploiter's PPO settings (exploiter_settings)
-EXPLOITER_INIT = ("main", "last")  # where a league exploiter starts (Trainer.add_exploiter)
 # a network's shape as written: ASCII digits, no signs, spaces or leading zeros
 NET_ARCH = re.compile(r"(shared:)?[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){0,15}", re.ASCII)
 
@@ -60,11 +58,6 @@ class TrainConfig(TrainArgs, PPOSettings):
         if self.imitate and self.imitate not in COMPILED_NAMES:
             raise ValueError(f"imitate must be empty or a compiled heuristic "
                              f"({', '.join(COMPILED_NAMES)}), got {self.imitate!r}")
-        for name, allowed in (("exploiter_ppo", EXPLOITER_PPO),
-                              ("exploiter_init", EXPLOITER_INIT)):
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got "
-                                 f"{getattr(self, name)!r}")
         self.layers()
         policy_file.check_size(self.network(), f"net_arch {self.arch()!r}")
         self.eval_names()

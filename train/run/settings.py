@@ -14,10 +14,20 @@ from typing import Any
 from machu_env.core.checks import check_int
 
 
-def setting(default: Any, help: str, low: float | None = None,
-            high: float | None = None) -> Any:
-    """A setting's declaration: ``low``/``high`` bound a number (inclusive)."""
-    return field(default=default, metadata={"help": help, "low": low, "high": high})
+def setting(default: Any, help: str, low: float | None = None, high: float | None = None, *,
+            above: bool = False, unset: float | None = None,
+            choices: tuple[str, ...] | None = None) -> Any:
+    """A setting's declaration: ``low``/``high`` bound a number (inclusive; ``above``: the
+    number must be above ``low``), ``unset`` is a value allowed outside them (-1: "no
+    schedule"), ``choices`` the strings a text setting may take."""
+    return field(default=default, metadata={"help": help, "low": low, "high": high,
+                                            "above": above, "unset": unset,
+                                            "choices": choices})
+
+
+def choices_of(cls: type, name: str) -> tuple[str, ...]:
+    """The strings the setting ``name`` of ``cls`` may take, as declared."""
+    return next(f.metadata["choices"] for f in fields(cls) if f.name == name)
 
 
 def types(cls: type) -> dict[str, type]:
@@ -35,16 +45,29 @@ def _check(f: Field, kind: type, value: Any) -> None:
         check_int(name, value, int(low) if low is not None else -(2**63),
                   int(high) if high is not None else None)
     elif kind is float:
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if low is not None and high is not None:
-            if not number or not low <= value <= high:
-                raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], got "
-                                 f"{value!r}")
-        elif not number or not math.isfinite(value):
-            raise ValueError(f"{name} must be a finite number, got {value!r}")
+        _check_number(f, value)
+    elif f.metadata.get("choices") and value not in f.metadata["choices"]:
+        raise ValueError(f"{name} must be one of {', '.join(f.metadata['choices'])}, got "
+                         f"{value!r:.60}")
     elif not isinstance(value, kind):
         word = "string" if kind is str else kind.__name__
         raise ValueError(f"{name} must be a {word}, got {value!r}")
+
+
+def _check_number(f: Field, value: Any) -> None:
+    low, high, above = f.metadata.get("low"), f.metadata.get("high"), f.metadata.get("above")
+    unset = f.metadata.get("unset")
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and unset is not None and value == unset:
+        return
+    if low is not None and high is not None:
+        inside = number and (low < value if above else low <= value) and value <= high
+        if not inside:
+            span = f"{'(' if above else '['}{low:g}, {high:g}]"
+            also = f"{unset:g} or " if unset is not None else ""
+            raise ValueError(f"{f.name} must be {also}a number in {span}, got {value!r}")
+    elif not number or not math.isfinite(value):
+        raise ValueError(f"{f.name} must be a finite number, got {value!r}")
 
 
 def check_declared(obj: Any) -> None:
