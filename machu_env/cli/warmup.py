@@ -67,7 +67,7 @@ def _batch() -> None:
 
 
 def _recorded() -> None:
-    from machu_env.train.data.dataset import play_recorded
+    from machu_env.train.data.recorded import play_recorded
 
     for players in (2, 3):
         for _ in play_recorded(["gold"], players, 2, seed=0):

@@ -156,7 +156,7 @@ def test_a_policy_with_huge_negative_logits_writes_only_legal_steps(tmp_path):
 
 def test_a_choice_outside_the_mask_stops_the_run_and_writes_nothing(tmp_path, monkeypatch):
     """Item 1's guard: whatever a policy returns, an illegal id never reaches the engine."""
-    from machu_env.train.data import dataset as D
+    from machu_env.train.data import recorded as D
 
     monkeypatch.setattr(D._Policy, "__call__", lambda self, obs, masks: np.where(
         masks.astype(bool), -1, np.arange(masks.shape[1])).max(1).astype(np.int32))

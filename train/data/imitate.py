@@ -1,7 +1,7 @@
 """A head start for training from scratch: the policy imitates a compiled heuristic first.
 
 ``machu train --imitate gold`` plays ``--imitate-games`` games of the teacher at every seat on
-the batch engine (``dataset.play_recorded``: the decider's observation, legal mask and the
+the batch engine (``recorded.play_recorded``: the decider's observation, legal mask and the
 teacher's action at every decision, at engine speed), then fits the fresh network to them for
 ``--imitate-epochs`` epochs: the masked cross-entropy of the teacher's action for the policy,
 the game's result from the decider's seat (+1 won, -1 otherwise) for the value. PPO then starts
@@ -64,7 +64,7 @@ def check_memory(games: int, obs_size: int) -> None:
 def teacher_data(teacher: str, players: int, games: int, seed: int, obs_size: int):
     """(observations, masks, actions, results) of every decision of ``games`` games of
     ``teacher`` at every seat: float32, bool, int64, float32 (the decider's final reward)."""
-    from machu_env.train.data.dataset import play_recorded
+    from machu_env.train.data.recorded import play_recorded
 
     check_memory(games, obs_size)
     obs, masks, actions, results = [], [], [], []
