@@ -80,7 +80,7 @@ from machu_env.train.run.history import (  # noqa: F401  (re-exported: the train
 from machu_env.train.run.init_files import arch_of, init_path, observation_of
 from machu_env.train.run.progress import Progress, busy_warning, run_summary, say_evaluation
 
-CHECKPOINT_SECONDS = 120.0  # a checkpoint at least this often, between evaluations too
+CHECKPOINT_SECONDS = 60.0  # a checkpoint at least this often, between evaluations too
 EVAL_HEARTBEAT = 20.0  # seconds between the "still evaluating" lines
 
 
