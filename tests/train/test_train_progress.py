@@ -181,13 +181,25 @@ def test_a_run_from_init_does_not_imitate(tmp_path):
     assert t.imitation["teacher"] == "gold" and t.imitation["games"] == 30
 
 
-def test_the_progress_total_is_what_bounds_the_run(capsys):
-    """A time budget: the bar counts to the step the budget ends the run at (at this rate), not
-    to a phase's step budget hours away; a goal: no total to count to, the bound named."""
+def test_the_progress_total_is_fixed_for_the_run(capsys):
+    """A time budget: the progress counts its minutes, a total that does not move with the
+    rate (the step it ends at does: ``bound``); steps alone: the steps; a goal: no total to
+    count to, the bound named."""
     budget = P.Progress(375_000_000, enabled=True, stream=io.StringIO(), every=0.0,
                         seconds=300.0)
     assert budget.bound(100_000, 20_000.0) == pytest.approx(100_000 + 20_000 * 300, rel=0.01)
     assert budget.bound(100_000, 0.0) == 375_000_000  # (no rate yet: the steps bound it)
+    budget.update(100_000)
+    budget.t0 -= 60  # (a minute later, at another rate)
+    budget.update(900_000)
+    lines = capsys.readouterr().out.splitlines()
+    assert all(" of 5 min" in line for line in lines) and len(lines) == 2, lines
+    assert "375,000,000" not in "".join(lines)
+    steps = P.Progress(1_000_000, enabled=True, stream=io.StringIO(), every=0.0)
+    steps.update(1000)
+    steps.update(500_000)
+    lines = capsys.readouterr().out.splitlines()
+    assert all(" / 1,000,000 steps" in line for line in lines), lines
     assert P.Progress(1000, enabled=True, stream=io.StringIO(),
                       seconds=3600.0).bound(500, 10_000.0) == 1000
     goal = P.Progress(20_000_000, enabled=True, stream=io.StringIO(), every=0.0,

@@ -58,15 +58,22 @@ class Progress:
         self.start_steps, self.last_eval = done, "-"
         self.t0 = self.last_line = time.perf_counter()
         self.bar = None
+        # a time budget (no goal): the bar counts its minutes, a total fixed for the run (the
+        # steps it will reach depend on the rate); else the steps
+        self.budget = seconds if seconds > 0 and not goal else 0.0
         if enabled and self.stream.isatty():
             from tqdm import tqdm
 
             # a goal may end the run at any evaluation: no total to count to (and no ETA to
-            # the --timesteps it may never reach); the time budget: see ``bound``
-            self.bar = tqdm(total=None if goal else total, initial=min(done, total),
-                            unit="step", unit_scale=True, file=self.stream, dynamic_ncols=True,
-                            desc="machu train" + (f" (until {goal}, at most {total:,} steps)"
-                                                  if goal else ""))
+            # the --timesteps it may never reach)
+            if self.budget:
+                self.bar = tqdm(total=round(self.budget), unit="s", file=self.stream,
+                                dynamic_ncols=True, desc="machu train (time budget)")
+            else:
+                self.bar = tqdm(total=None if goal else total, initial=min(done, total),
+                                unit="step", unit_scale=True, file=self.stream,
+                                dynamic_ncols=True, desc="machu train" + (
+                                    f" (until {goal}, at most {total:,} steps)" if goal else ""))
 
     def bound(self, steps: int, rate: float) -> int:
         """The step the run will end at, as far as one can tell now: ``total``, or sooner
@@ -82,14 +89,18 @@ class Progress:
         now = time.perf_counter()
         rate = (steps - self.start_steps) / max(now - self.t0, 1e-9)
         if self.bar is not None:
-            if not self.goal:
-                self.bar.total = self.bound(steps, rate)  # (the budget that ends the run)
-            self.bar.set_postfix_str(f"last eval: {self.last_eval}", refresh=False)
-            self.bar.update(min(steps, self.total) - self.bar.n)
+            if self.budget:
+                self.bar.set_postfix_str(f"{steps:,} steps, {rate:,.0f} steps/s, last eval: "
+                                         f"{self.last_eval}", refresh=False)
+                self.bar.update(min(round(now - self.t0), self.bar.total) - self.bar.n)
+            else:
+                self.bar.set_postfix_str(f"last eval: {self.last_eval}", refresh=False)
+                self.bar.update(min(steps, self.total) - self.bar.n)
         elif now - self.last_line >= self.every:
-            of = (f" (until {self.goal}, at most {self.total:,})" if self.goal else
-                  f" / {self.bound(steps, rate):,}")
-            print(f"{steps:>12,}{of} steps  {rate:,.0f} steps/s  "
+            of = (f" (until {self.goal}, at most {self.total:,}) steps" if self.goal else
+                  f" steps, {(now - self.t0) / 60:.1f} of {self.budget / 60:.0f} min"
+                  if self.budget else f" / {self.total:,} steps")
+            print(f"{steps:>12,}{of}  {rate:,.0f} steps/s  "
                   f"{self.time_left(steps, rate)}  last eval: {self.last_eval}", flush=True)
             self.last_line = now
 
