@@ -62,6 +62,17 @@ def test_the_architecture_picture_is_drawn_from_the_code():
     assert drawn == layers.mermaid(), "run: python scripts/layers.py draw"
 
 
+def test_train_is_sorted_by_job_in_small_folders():
+    """``train/`` holds folders a reader can name by job, none over 12 modules, and no module
+    of its own but its ``__init__``."""
+    train = ROOT / "train"
+    assert [p.name for p in train.glob("*.py")] == ["__init__.py"]
+    folders = {p.name: len([m for m in p.glob("*.py") if m.name != "__init__.py"])
+               for p in train.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert {"ppo", "run", "recipes", "probe", "data"} <= set(folders), folders
+    assert max(folders.values()) <= 12, folders
+
+
 def test_no_function_is_longer_than_80_lines():
     """Small functions with one job: none in the package over 80 lines, from its ``def`` to
     its last line (docstring included)."""
