@@ -97,10 +97,12 @@ def test_the_readme_is_short_and_each_figure_links_its_result_file():
     assert len(text.splitlines()) <= 60
     table = text[text.index("## Headline figures"):].split("\n\n")[1].splitlines()[2:]
     assert 1 <= len(table) <= 6
+    refs = dict(re.findall(r"^\[([^\]]+)\]: (\S+)$", text, flags=re.M))  # [name]: path
     for row in table:
         cells = [c.strip() for c in row.strip("|").split("|")]
-        link = re.search(r"\]\(([^)]+)\)", cells[-1])
-        assert link and (ROOT / link.group(1)).is_file(), row
+        link = re.search(r"\]\(([^)]+)\)|\]\[([^\]]+)\]", cells[-1])
+        target = link and (link.group(1) or refs.get(link.group(2), ""))
+        assert target and (ROOT / target).is_file(), row
         assert re.search(r"20\d\d-\d\d-\d\d", cells[-2]) and "core" in cells[-2], row
 
 
