@@ -119,6 +119,12 @@ def _probe_settings(ppo: dict, precision: str, reward: str, settings_class, chec
         raise typer.BadParameter(f"reward must be win or score, got {reward!r}",
                                  param_hint="--reward")
     settings = settings_class(**{k: ppo[k] for k in PPO_OPTIONS})  # (the probe's defaults)
+    if not settings.n_envs or not settings.n_steps:  # (0: sized to the machine, as a run's)
+        from machu_env.train.ppo import sizing
+
+        fit = sizing.size(settings.n_envs, settings.n_steps, ppo["threads"], "cpu",
+                          sizing.usable_cores(), None)
+        settings.n_envs, settings.n_steps = fit.n_envs, fit.n_steps
     try:
         settings.check()
     except ValueError as e:

@@ -522,6 +522,13 @@ def test_every_setting_is_declared_once():
     names = {f.name for f in fields(TrainArgs)}
     assert all(f.metadata.get("help") for f in fields(TrainArgs))
     assert {f.name for f in fields(PPOArgs)} <= names
+    # each name in exactly one declaration (a run's other defaults reuse it: ``redefault``)
+    import machu_env.train.run.args as args_module
+
+    declared = re.findall(r"^\s+(\w+): [\w| ]+ = setting\(", inspect.getsource(args_module),
+                          re.M)
+    assert sorted(declared) == sorted(names), sorted({n for n in declared
+                                                      if declared.count(n) > 1})
     from machu_env.cli import probing, training
     from machu_env.cli.probing import PPO_OPTIONS  # (the probe's PPO settings: PPOArgs')
 

@@ -153,6 +153,9 @@ class PPO:
 
         settings.check()
         check_precision(settings.precision)
+        if not settings.n_envs or not settings.n_steps:
+            raise ValueError("n_envs and n_steps must be sized before training (0 is sized by "
+                             "machu train and machu exploit; give numbers to PPO itself)")
         self.net = net
         # torch.compile (inductor: a C++ compiler on the CPU) for the update's passes only
         self.update_net = torch.compile(net) if settings.torch_compile else net

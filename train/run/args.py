@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from machu_env.train.run.settings import setting
+from machu_env.train.run.settings import redefault, setting
 
 MAX_MINUTES = 7 * 24 * 60  # a week: the longest time budget a run or a recipe takes
 MAX_THREADS = 256  # torch threads (torch.set_num_threads(100000) crashes the process)
@@ -23,8 +23,10 @@ class PPOArgs:
     """The algorithm's settings (sb3-contrib MaskablePPO's meaning); the probe's defaults."""
 
 
-    n_envs: int = setting(128, "games played in parallel", 1)
-    n_steps: int = setting(128, "steps per game per PPO rollout", 1)
+    n_envs: int = setting(128, "games played in parallel (0: sized to the machine, 64 a thread, "
+                          "128 on 2 cores)", 0)
+    n_steps: int = setting(128, "steps per game per PPO rollout (0: sized to the machine: "
+                           "16,384 / n_envs, 128 on 2 cores)", 0)
     batch_size: int = setting(4096, "PPO minibatch size", 1)
     n_epochs: int = setting(4, "PPO epochs per rollout", 1, 100)
     learning_rate: float = setting(0.0003, "Adam learning rate", 0, 1, above=True)
@@ -56,15 +58,15 @@ class PPOArgs:
 
 @dataclass
 class TrainArgs(PPOArgs):
-    """A training run's own settings (and ``n_epochs``: 2 here, the probe's 4 in ``PPOArgs``).
+    """A training run's own settings (and its defaults for ``n_envs``, ``n_steps`` and
+    ``n_epochs``: sized, sized and 2, where the probe's are 128, 128 and 4).
     The defaults are the time-to-strength recipe: a fresh policy first imitates ``gold``."""
 
 
-    n_envs: int = setting(0, "games played in parallel (0: sized to the machine, 64 a thread, "
-                          "128 on 2 cores)", 0)
-    n_steps: int = setting(0, "steps per game per PPO rollout (0: sized to the machine: "
-                           "16,384 / n_envs, 128 on 2 cores)", 0)
-    n_epochs: int = setting(2, "PPO epochs per rollout", 1, 100)
+    # a run's own defaults for three of the algorithm's settings (their declarations: PPOArgs)
+    n_envs: int = redefault(PPOArgs, "n_envs", 0)
+    n_steps: int = redefault(PPOArgs, "n_steps", 0)
+    n_epochs: int = redefault(PPOArgs, "n_epochs", 2)
     players: int = setting(2, "number of players", 2, 5)
     timesteps: int = setting(20000000, "learner decisions in total", 1)
     seed: int = setting(0, "seeds the games, the pool draws and torch", 0, 2**32 - 1)

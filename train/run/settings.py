@@ -25,6 +25,13 @@ def setting(default: Any, help: str, low: float | None = None, high: float | Non
                                             "choices": choices})
 
 
+def redefault(cls: type, name: str, default: Any) -> Any:
+    """``cls``'s declaration of ``name`` with another default (a subclass's: a run's against a
+    probe's): the type, the range and the help stay those of the one declaration."""
+    declared = next(f for f in fields(cls) if f.name == name)
+    return field(default=default, metadata=declared.metadata)
+
+
 def choices_of(cls: type, name: str) -> tuple[str, ...]:
     """The strings the setting ``name`` of ``cls`` may take, as declared."""
     return next(f.metadata["choices"] for f in fields(cls) if f.name == name)
