@@ -101,12 +101,27 @@ def figure(measure: dict[str, Any] | None) -> str:
     return f"{text} ({games}{measure['date']})"
 
 
+def probe_seeds(probe: dict[str, Any]) -> int:
+    """How many exploiter seeds a probe figure is the mean of (``seeds``; else one)."""
+    return len(probe.get("seeds") or {}) or 1
+
+
+def probe_figure(probe: dict[str, Any] | None, players: int) -> str:
+    """A probe in short: ``74.1 % (6 seeds; break-even 50 %)``; figures are comparable only
+    over the same seeds (``train.probe.probe_verdict.PROTOCOL_SEEDS``)."""
+    if not probe:
+        return "—"
+    n = probe_seeds(probe)
+    return (f"{probe['value'] * 100:.1f} % ({n} seed{'s' if n > 1 else ''}; break-even "
+            f"{100 / players:.0f} %)")
+
+
 def markdown() -> str:
     """The catalogue as the markdown table of docs/agents.md (its test keeps them equal): each
     figure's value; its games, date, machine and command are on the agent's card (``machu
     agents NAME``) and in ``--json``."""
     lines = ["| agent | players | against `gold` | against the agent it replaced "
-             "| probe (break-even) | rating |",
+             "| probe (seeds; break-even) | rating |",
              "| --- | --- | --- | --- | --- | --- |"]
 
     def value(measure: dict[str, Any] | None) -> str:
@@ -116,7 +131,7 @@ def markdown() -> str:
         name = f"`{r['alias']}` = `{r['name']}`" if r["alias"] else f"`{r['name']}`"
         replaced = (f"{value(r['vs_replaced'])} vs {r['vs_replaced']['against']}"
                     if r["vs_replaced"] else "—")
-        probe = (f"{value(r['probe'])} ({100 / r['players']:.0f} %)" if r["probe"] else "—")
+        probe = probe_figure(r["probe"], r["players"]).replace("break-even ", "")
         rating = f"{r['rating']['value']:.1f}" if r["rating"] else "—"
         lines.append(f"| {name} | {r['players']} | {value(r['vs_gold'])} | {replaced} | "
                      f"{probe} | {rating} |")

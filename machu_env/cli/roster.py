@@ -23,7 +23,7 @@ def agents(
     if players == 1:
         raise typer.BadParameter("1 is not a player count: 2-5, or 0 for all",
                                  param_hint="--players")
-    from machu_env.agents.catalogue import catalogue, resolve
+    from machu_env.agents.catalogue import catalogue, probe_seeds, resolve
 
     rows = catalogue(players or None)
     if name is not None:
@@ -39,18 +39,22 @@ def agents(
         _card(rows[0])
         return
     table = Table(title="Shipped agents (* recommended)", box=None, pad_edge=False)
-    for column in ("agent", "players", "vs gold", "probe", "rating", "rebuilt by recipe"):
+    for column in ("agent", "players", "vs gold", "probe", "seeds", "rating",
+                   "rebuilt by recipe"):
         table.add_column(column, no_wrap=column == "agent")
     for r in rows:
         head = f"{r['alias']} = {r['name']}" if r["alias"] else r["name"]
         table.add_row(("* " if r["recommended"] else "  ") + head, str(r["players"]),
-                      _share(r["vs_gold"]), _share(r["probe"]),
+                      _share(r["vs_gold"]),
+                      _share(r["probe"]), str(probe_seeds(r["probe"])) if r["probe"] else "—",
                       f"{r['rating']['value']:.1f}" if r["rating"] else "—",
                       _recipe(r["rebuilt_by"]))
     console.print(table)
-    console.print("probe: a fresh exploiter's win share against it (lower is harder to "
-                  "exploit); machu agents NAME: the whole card; --json: every figure's command, "
-                  "machine and date", markup=False, highlight=False)
+    console.print("probe: a fresh exploiter's win share against it, the mean over its seeds "
+                  "(lower is harder to exploit; break-even 1/players: 50 % for 2, 33 % for 3, "
+                  "25 % for 4, 20 % for 5; compare figures over the same seeds only); machu "
+                  "agents NAME: the whole card; --json: every figure's command, machine and "
+                  "date", markup=False, highlight=False)
 
 
 def _share(measure) -> str:
@@ -67,7 +71,7 @@ def _recipe(rebuilt_by: str | None) -> str:
 
 def _card(r) -> None:
     """One agent's whole card: the file's facts, every figure with its date, how it is made."""
-    from machu_env.agents.catalogue import figure
+    from machu_env.agents.catalogue import figure, probe_figure
 
     head = f"{r['alias']} = {r['name']}" if r["alias"] else r["name"]
     rating = r["rating"]
@@ -76,7 +80,10 @@ def _card(r) -> None:
              f"vs gold {figure(r['vs_gold'])}" + (
                  f"; vs {r['vs_replaced']['against']} (the agent it replaced) "
                  f"{figure(r['vs_replaced'])}" if r["vs_replaced"] else ""),
-             f"probe {figure(r['probe'])}; rating "
+             f"probe {probe_figure(r['probe'], r['players'])}"
+             + (f", margin {r['probe']['margin']:+.1f} points" if (r["probe"] or {}).get(
+                 "margin") is not None else "")
+             + (f", {r['probe']['date']}" if r["probe"] else "") + "; rating "
              + (f"{rating['value']:.1f} ({rating['date']})" if rating else "—"),
              f"rebuilt by: {r['rebuilt_by']}" if r["rebuilt_by"] else r["history"]]
     console.print(head, style="bold", markup=False, highlight=False)

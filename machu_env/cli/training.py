@@ -29,8 +29,10 @@ from machu_env.cli.summaries import (
     work_output,
 )
 from machu_env.cli.warmup import training_parts
+from machu_env.train.recipes.recipe_run import RecipeRun
 from machu_env.train.run.args import TrainArgs
 from machu_env.train.run.settings import options as options_of
+from machu_env.train.run.settings import resumable
 
 
 # --- train ---------------------------------------------------------------------------------------
@@ -98,24 +100,22 @@ def kept_line(out: Path, command: str) -> str:
             f"go on with: {command} {shlex.quote(str(out))} --resume")
 
 
-RECIPE_OPTIONS = ("recipe", "out", "seed", "minutes", "timesteps", "threads", "overlap",
-                  "device", "ray", "rollout_workers", "machine_class")
-
-
 def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = False) -> None:
     """``machu train --recipe NAME``: every phase of the recipe
-    (``machu_env.train.recipes.recipes``); the options that a recipe sets itself are refused
-    when given."""
+    (``machu_env.train.recipes.recipes``); the options it takes are ``RecipeRun``'s fields, the
+    others (the recipe's own settings) are refused when given."""
     from machu_env.train.recipes import recipes
     from machu_env.train.run.config import TrainConfig
 
-    owned = [k for k in TrainConfig().__dict__ if k in given and k not in RECIPE_OPTIONS]
+    passed = RecipeRun.names()
+    owned = [k for k in TrainConfig().__dict__ if k in given and k not in (*passed, "recipe")]
     if owned:
         named = ", ".join("--" + g.replace("_", "-") for g in owned)
-        allowed = ", ".join("--" + o.replace("_", "-") for o in RECIPE_OPTIONS[1:])
+        allowed = ", ".join("--" + o.replace("_", "-") for o in passed)
         raise typer.BadParameter(f"--recipe sets its own settings: {named} cannot be given "
                                  f"with it (allowed: {allowed}, --resume)", param_hint="--recipe")
-    steps = options["timesteps"] if "timesteps" in given else 0
+    # (a budget not given is the recipe's: --timesteps' default is a plain run's)
+    run = {k: options[k] for k in passed if k != "out" and (k != "timesteps" or k in given)}
     try:
         recipe = recipes.load(options["recipe"])  # (a bad file: one line, before compiling;
         # read once: an edit of the file during the run changes nothing)
@@ -123,12 +123,8 @@ def run_recipe(options: dict, resume: bool, given: set[str], as_json: bool = Fal
         again = (f"machu train --recipe {shlex.quote(options['recipe'])} "
                  f"--seed {options['seed']} --out")
         with work_output(as_json), saying_what_was_kept(Path(options["out"]), again):
-            summary = recipes.run(options["recipe"], options["out"], seed=options["seed"],
-                                  minutes=options["minutes"], timesteps=steps,
-                                  threads=options["threads"], device=options["device"],
-                                  resume=resume, overlap=options["overlap"],
-                                  ray=options["ray"], rollout_workers=options["rollout_workers"],
-                                  machine_class=options["machine_class"], recipe=recipe)
+            summary = recipes.run(options["recipe"], options["out"], resume=resume,
+                                  recipe=recipe, **run)
     except (ValueError, ImportError) as e:
         raise typer.BadParameter(option_words(str(e), options)) from None
     finish(summary, recipe_lines(summary, options["out"], recipe["players"]), as_json)
@@ -265,17 +261,26 @@ def _train_signature() -> inspect.Signature:
     """``train``'s options: every setting of ``TrainArgs`` (declared once, with its help), then
     ``--resume`` and ``--json``; the recipe names filled into the help."""
     keyword = inspect.Parameter.KEYWORD_ONLY
-    settings = [p.replace(default=typer.Option(
-        p.default.default, help=p.default.help.replace("RECIPES", recipe_help())))
+    settings = [p.replace(default=typer.Option(p.default.default, help=p.default.help.replace(
+        "RECIPES", recipe_help()).replace("RECIPE_OPTIONS", flags(RecipeRun.names()))))
         if p.name == "recipe" else p for p in options_of(TrainArgs)]
+    changed = flags(n for n in resumable(TrainArgs) if n != "out")
     return inspect.Signature([
         inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                           annotation=typer.Context),
         *settings,
         inspect.Parameter("resume", keyword, annotation=bool, default=typer.Option(
-            False, help="continue the run in OUT (its saved settings; only --timesteps, "
-            "--device, --threads, --overlap, --ray, --rollout-workers and --minutes apply)")),
+            False, help=f"continue the run in OUT (its saved settings; only {changed} apply)")),
         inspect.Parameter("as_json", keyword, annotation=bool, default=json_option())])
+
+
+def flags(names) -> str:
+    """Settings as the command line spells them: ``--a, --b and --c``."""
+    said = ["--" + n.replace("_", "-") for n in names]
+    return ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else "".join(said)
+
+
+
 
 
 train.__signature__ = _train_signature()

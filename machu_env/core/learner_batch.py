@@ -325,6 +325,15 @@ class LearnerBatch:
         self._check_legal(actions, active)
         self._check_out("obs_out", obs_out, np.float32, self.obs_size)
         self._check_out("masks_out", masks_out, np.bool_, NUM_ACTIONS)
+        return self.advance_compiled_unchecked(actions, obs_out, masks_out, active)
+
+    def advance_compiled_unchecked(self, actions: np.ndarray, obs_out: np.ndarray,
+                                   masks_out: np.ndarray, active: np.ndarray
+                                   ) -> tuple[np.ndarray, ...]:
+        """``advance_compiled`` without the checks, for a caller whose actions passed
+        ``checked_actions`` and whose arrays are built to fit (the VectorEnv): a wrong array
+        here corrupts memory."""
+        n = self.num_envs
         if self._fused is None:
             self._fused = (np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.bool_),
                            np.zeros(n, dtype=np.bool_))

@@ -207,8 +207,8 @@ class MachuPicchuVectorEnv(VectorEnv):
         if fused:  # every opponent compiled: one fused pass
             if self.copy:  # written by the pass itself: new arrays, no second pass to copy
                 self._obs, self._mask = np.empty_like(self._obs), np.empty_like(self._mask)
-            rewards, ended, cut, final_rows, won_rows = self.batch.advance_compiled(
-                a, self._obs, self._mask, ~waiting)
+            rewards, ended, cut, final_rows, won_rows = self.batch.advance_compiled_unchecked(
+                a, self._obs, self._mask, ~waiting)  # (a: checked; the arrays: the env's)
             rewards, terminated, truncated = rewards.copy(), ended.copy(), cut.copy()
             done = np.flatnonzero(ended | cut)
             won_done = won_rows[done].astype(np.bool_)

@@ -50,7 +50,12 @@ def main() -> None:
                    "and rating table (0: all)")
     p.add_argument("--only", default="", help="comma-separated agents: only their win share "
                    "against gold is measured (again); the rating tables as always")
+    p.add_argument("--table", action="store_true", help="only rewrite the docs' table from "
+                   "the catalogue (no game is played)")
     a = p.parse_args()
+    if a.table:
+        write_table()
+        return
     data = json.loads(cat.CATALOGUE.read_text())
     today = datetime.date.today().isoformat()
     cpu = describe()["cpu"]
@@ -83,7 +88,12 @@ def main() -> None:
                     "win_share": round(r["win_share"], 4)}
         print(players, "players rated", flush=True)
     cat.CATALOGUE.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    page = ROOT / "docs" / "agents.md"  # the table of the docs, from the catalogue
+    write_table()
+
+
+def write_table() -> None:
+    """The table of docs/agents.md, from the catalogue (``--table``: only this)."""
+    page = ROOT / "docs" / "agents.md"
     text = page.read_text()
     begin, end = "<!-- catalogue -->\n", "\n<!-- /catalogue -->"
     head, rest = text.split(begin, 1)

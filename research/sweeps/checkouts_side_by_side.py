@@ -30,8 +30,24 @@ PROBE = r"""
 import json, sys, tempfile, time
 import numpy as np
 import gymnasium as gym
+import importlib, importlib.util, os
 import machu_env
 from machu_env import BatchEngine
+
+def top_level(name):
+    # a checkout whose agents/ and train/ sit at the top (package-dir) puts them under machu_env
+    folder = os.path.join(os.getcwd(), name)
+    if os.path.isfile(os.path.join(folder, "__init__.py")) and not os.path.isdir(
+            os.path.join(os.getcwd(), "machu_env", name)):
+        spec = importlib.util.spec_from_file_location(
+            "machu_env." + name, os.path.join(folder, "__init__.py"),
+            submodule_search_locations=[folder])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["machu_env." + name] = module
+        spec.loader.exec_module(module)
+
+top_level("agents")
+top_level("train")
 
 def timed(step, seconds):
     step()  # warm-up: compiled, some games ended
@@ -53,8 +69,13 @@ for name, n, opponents in (("vector_random", 4096, "random:1"),
             envs.step(envs.random_actions())
         return 10 * n
     out[name + "_steps_per_s"] = timed(step, seconds)
-from machu_env.train.run.config import TrainConfig
-from machu_env.train.run.selfplay import train
+if os.path.isfile(os.path.join(os.getcwd(), "machu_env", "train", "config.py")):  # flat
+    from machu_env.train.config import TrainConfig
+    from machu_env.train.selfplay import train
+else:  # the trainer's modules by job (train/run/)
+    from machu_env.train.run.config import TrainConfig
+    from machu_env.train.run.selfplay import train
+assert train.__module__ and os.getcwd() in sys.modules[train.__module__].__file__
 with tempfile.TemporaryDirectory() as tmp:
     never = 10**12
     def run(n, name):
@@ -73,7 +94,9 @@ def measure(checkout: Path, seconds: float, train_steps: int, threads: int) -> d
     env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
     done = subprocess.run([sys.executable, "-c", PROBE, str(seconds), str(train_steps),
                            str(threads)], env=env, cwd=checkout, capture_output=True,
-                          text=True, check=True)
+                          text=True)
+    if done.returncode:
+        raise SystemExit(f"{checkout}: the probe failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -5,6 +5,7 @@ count and work wherever an agent name goes, bad names are refused in words."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -86,13 +87,16 @@ def test_machu_agents_lists_every_agent_and_json_carries_every_figure():
 def test_machu_agents_is_a_line_per_agent_and_a_card_by_name(capsys):
     assert main(["agents"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) <= 25 and len([line for line in out if "%" in line]) == len(ROWS)
+    rows = [line for line in out if line[:2] in ("* ", "  ") and "%" in line]
+    assert len(out) <= 25 and len(rows) == len(ROWS), out
+    assert "break-even 1/players" in out[-1]  # (the probe's, said once under the table)
     assert any(line.lstrip("* ").startswith(f"best-3p = {catalogue.resolve('best-3p')}")
                and line.split()[-1] == "best-3p" for line in out)  # the recipe
     assert main(["agents", "best-3p"]) == 0
     card = capsys.readouterr().out
     assert card.startswith(f"best-3p = {catalogue.resolve('best-3p')}")
-    assert "rebuilt by: machu train --recipe best-3p" in card and "(2,000 games, 20" in card
+    assert "rebuilt by: machu train --recipe best-3p" in card and "(1,000 games, 20" in card
+    assert re.search(r"probe \d+\.\d % \(\d seeds?; break-even 33 %\), margin [+-]\d", card)
     assert main(["agents", "nobody"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no shipped agent 'nobody'" in err
@@ -110,4 +114,4 @@ def test_the_docs_table_is_the_catalogue():
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
     shown = page.split("<!-- catalogue -->\n", 1)[1].split("\n<!-- /catalogue -->", 1)[0]
-    assert shown == catalogue.markdown(), "run: python research/sweeps/catalogue_figures.py"
+    assert shown == catalogue.markdown(), "run: python research/sweeps/catalogue_figures.py --table"

@@ -94,6 +94,38 @@ def test_unknown_recipes_and_options_a_recipe_owns_are_refused(tmp_path, capsys)
     assert not (tmp_path / "r").exists()
 
 
+def test_a_recipe_run_passes_through_exactly_the_fields_of_recipe_run(tmp_path, capsys):
+    """``RecipeRun`` is the one list: the CLI's allowed options, the keywords of
+    ``recipes.run``, the settings a recipe file may not set and the flags a resume records all
+    follow its fields."""
+    from dataclasses import fields
+
+    from machu_env.train.recipes.recipe_run import OWNED, RecipeRun
+
+    passed = RecipeRun.names()
+    assert set(passed) <= set(OWNED)
+    code, _, err = _cli(["train", "--recipe", "best-2p", "--n-epochs", "3", "--out",
+                         str(tmp_path / "r")], capsys)
+    allowed = err.split("(allowed: ")[1].split(", --resume)")[0]
+    assert code == 2 and allowed.split(", ") == ["--" + n.replace("_", "-") for n in passed]
+    code, out, _ = _cli(["train", "--help"], capsys)
+    said = " ".join(out.split())
+    assert code == 0 and all("--" + n.replace("_", "-") in said for n in passed)
+    with pytest.raises(ValueError, match=r"does not take \['n_epochs'\]; it takes out, seed"):
+        recipes.run(str(_file(tmp_path, TINY)), tmp_path / "r", n_epochs=3)
+    for name in passed:  # (none of them may be set by a recipe file)
+        recipe = copy.deepcopy(TINY)
+        recipe["phases"][0]["settings"][name] = getattr(RecipeRun("x"), name)
+        with pytest.raises(ValueError, match=f"settings \\['{name}'\\] cannot be set"):
+            recipes.run(str(_file(tmp_path, recipe)), tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+    run = RecipeRun("x", seed=3, minutes=12.5, threads=2, overlap=True, device="cpu")
+    assert run.flags() == " --minutes 12.5 --threads 2 --overlap"
+    assert run.machine() == {f.name: getattr(run, f.name) for f in fields(RecipeRun)
+                             if f.name in ("threads", "overlap", "device", "ray",
+                                           "rollout_workers")}
+
+
 def _digests(nets) -> set[str]:
     out = set()
     for net in nets:

@@ -244,12 +244,36 @@ def test_resume_continues_the_run_and_bad_requests_are_refused(tmp_path):
         Trainer(tiny(tmp_path / "none"), resume=True)
     trainer = Trainer(tiny(out, timesteps=4096, n_epochs=9), resume=True, verbose=False)
     assert trainer.config.n_epochs == 2  # the run's own settings
+    assert trainer.config.timesteps == 4096  # but where and how long it runs: the command's
     assert len(trainer.snapshots) == 2 and trainer.model.num_timesteps == 2048
     summary = trainer.run()
     assert summary["timesteps"] == 4096
     with (out / "history.csv").open() as f:
         steps = [int(r["timesteps"]) for r in csv.DictReader(f)]
     assert steps == [0, 2048, 4096]
+
+
+def test_a_resume_takes_exactly_the_resumable_settings_from_the_command(tmp_path, capsys):
+    """The settings declared ``resumable`` (where and how long a run runs) come from the
+    resuming command, every other one from the run's saved settings; ``--resume``'s help
+    names the same ones."""
+    from machu_env.cli import main
+    from machu_env.train.run.settings import resumable
+
+    names = resumable(TrainConfig)
+    assert set(names) == {"timesteps", "out", "device", "threads", "overlap", "ray",
+                          "rollout_workers", "minutes"}
+    out = tmp_path / "run"
+    train(tiny(out, timesteps=2048), verbose=False)
+    given = tiny(out, timesteps=4096, threads=1, minutes=30.0, gamma=0.5, seed=9)
+    config = Trainer(given, resume=True, verbose=False).config
+    assert (config.timesteps, config.threads, config.minutes) == (4096, 1, 30.0)
+    assert (config.gamma, config.seed) == (tiny(out).gamma, tiny(out).seed)
+    assert main(["train", "--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    resume_help = said.split("--resume / --no-resume")[1].split("--json")[0]
+    assert all("--" + n.replace("_", "-") in resume_help for n in names if n != "out")
+    assert "--gamma" not in resume_help
 
 
 def test_init_starts_from_a_trained_policy_and_refuses_a_wrong_one(tmp_path):

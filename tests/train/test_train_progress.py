@@ -181,6 +181,19 @@ def test_a_run_from_init_does_not_imitate(tmp_path):
     assert t.imitation["teacher"] == "gold" and t.imitation["games"] == 30
 
 
+def test_a_resumed_run_counts_its_time_budget_from_where_it_stopped(capsys):
+    """A run of a 216-minute budget resumed after 86 minutes: the line says 86 of 216 min and
+    about 130 minutes (2.2 h) left, as it would have had the run not stopped (not 0 of 130)."""
+    resumed = P.Progress(10**12, 14_778_368, enabled=True, stream=io.StringIO(),
+                         every=0.0, seconds=216 * 60.0, spent=86.0 * 60)
+    resumed.t0 -= 12  # (12 s into this session)
+    resumed.update(14_800_000)
+    line = capsys.readouterr().out
+    assert " steps, 86.2 of 216 min" in line and "about 2.2 h left" in line, line
+    assert resumed.bound(14_800_000, 1000.0) == pytest.approx(14_800_000 + 130 * 60_000,
+                                                              rel=0.01)
+
+
 def test_the_progress_total_is_fixed_for_the_run(capsys):
     """A time budget: the progress counts its minutes, a total that does not move with the
     rate (the step it ends at does: ``bound``); steps alone: the steps; a goal: no total to

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 PROTOCOL_STEPS = 1_500_000  # the published probes' exploiter training (docs/probing.md)
+# the published probes' seeds: a shipped agent's figure is the mean of one probe on each
+PROTOCOL_SEEDS = (101, 103, 105, 107, 109, 111)
 
 
 def verdict(summary: dict[str, Any], requested_steps: int | None = None) -> list[str]:

@@ -14,17 +14,16 @@ A recipe is a data file (``recipe_files/<name>.json``; nothing in it runs)::
                 {"name": "league", "until": 0.9, "settings": {"league": true, ...}}, ...]}
 
 Each phase is a ``machu train`` run in ``OUT/<phase>/`` with the recipe's ``defaults`` and the
-phase's own settings over them (any
-``TrainConfig`` setting but the ones the recipe owns: ``RESERVED``); phase ``k > 0`` starts from
-phase ``k - 1``'s latest policy, and phase 0 from fresh weights (imitating a heuristic is
-allowed): no shipped agent's weights or games enter a recipe run, and its settings may name
-the heuristics only (the strength ladder ``eval_agents`` is evaluation, never training). A
-phase ends at its own stop (``stop_at``, its ``timesteps``) or when the run has used ``until``
-of the time budget (``--minutes``, counted from the recipe's start over every phase and
-resumed session) or of the step budget (``--timesteps``: a schedule by steps, which a slower
-machine follows step for step), whichever comes first. ``OUT/recipe.json`` records the
-finished phases; ``--resume`` continues the first unfinished one from its last whole
-checkpoint. The last phase's latest policy is written as
+phase's own settings over them (any ``TrainConfig`` setting but the ones the runner owns:
+``recipe_run.OWNED``); phase ``k > 0`` starts from phase ``k - 1``'s latest policy, and phase 0
+from fresh weights (imitating a heuristic is allowed): no shipped agent's weights or games enter
+a recipe run, and its settings may name the heuristics only (the strength ladder ``eval_agents``
+is evaluation, never training). A phase ends at its own stop (``stop_at``, its ``timesteps``) or
+when the run has used ``until`` of the time budget (``--minutes``, counted from the recipe's
+start over every phase and resumed session) or of the step budget (``--timesteps``: a schedule
+by steps, which a slower machine follows step for step), whichever comes first.
+``OUT/recipe.json`` records the finished phases; ``--resume`` continues the first unfinished one
+from its last whole checkpoint. The last phase's latest policy is written as
 ``OUT/agent.safetensors``, its metadata naming the recipe, the seed and the command; with
 ``"keep": "ladder"`` the checkpoint of any phase that did best on the strength ladder instead
 (``ladder.best_on_ladder``: an evaluation, so the shipped agents still never enter training).
@@ -46,6 +45,7 @@ from machu_env.agents import policy_file
 from machu_env.core import files
 from machu_env.train.probe import ladder
 from machu_env.train.recipes import machines, recipe_folder, rounds
+from machu_env.train.recipes.recipe_run import OWNED, RecipeRun
 from machu_env.train.recipes.recipe_state import start_state
 from machu_env.train.run import run_schemas
 from machu_env.train.run.args import MAX_MINUTES
@@ -55,9 +55,6 @@ FORMAT = "machu-env-recipe"
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}", re.ASCII)
 MAX_PHASES = 8
 MAX_BYTES = 100_000  # a recipe file's largest size
-# set by the recipe runner, never by a recipe file
-RESERVED = ("players", "seed", "out", "init", "frozen", "timesteps", "minutes", "threads",
-            "overlap", "device", "recipe", "ray", "rollout_workers", "machine_class")
 HEURISTICS = ("random", "builder", "gold", "racer")
 KEEP = ("last", "ladder")  # the recipe's agent: the last policy, or the best on the ladder
 
@@ -168,10 +165,10 @@ def _settings_ok(settings: dict[str, Any], here: str, players: int) -> None:
     from machu_env.train.run.config import TrainConfig
 
     settable = {f.name for f in fields(TrainConfig)}
-    bad = sorted(k for k in settings if k not in settable or k in RESERVED)
+    bad = sorted(k for k in settings if k not in settable or k in OWNED)
     if bad:
         raise ValueError(f"{here}: settings {bad} cannot be set by a recipe (not a setting "
-                         f"of machu train, or one the recipe owns: {', '.join(RESERVED)})")
+                         f"of machu train, or one the runner owns: {', '.join(OWNED)})")
     _heuristics_only(_config(settings, here, players=players), here)
 
 
@@ -205,84 +202,68 @@ def _heuristics_only(config, where: str) -> None:
                          f"only, not a file: got {files_named[0]!r}")
 
 
-def run(name: str, out: str | Path, seed: int = 0, minutes: float = 0.0,
-        timesteps: int = 0, threads: int = 0, device: str = "auto", resume: bool = False,
-        verbose: bool = True, overlap: bool = False, ray: str = "",
-        rollout_workers: int = 0, machine_class: str = "",
-        recipe: dict[str, Any] | None = None) -> dict[str, Any]:
+def run(name: str, out: str | Path, resume: bool = False, verbose: bool = True,
+        recipe: dict[str, Any] | None = None, **given: Any) -> dict[str, Any]:
     """Train the recipe ``name`` into ``out`` (see the module); returns the recipe's summary
-    (also ``OUT/recipe.json``). ``minutes``/``timesteps``: the budgets (0: the recipe's);
-    ``ray``, ``rollout_workers``: where the rollouts run (``machu train``'s options);
-    ``machine_class``: the recipe's schedule for a class of machine (``machines``; '': the
-    first class this machine meets); ``recipe``: ``load(name)``, if the caller has it (the
-    file is read once)."""
-    where = dict(threads=threads, device=device, resume=resume, verbose=verbose,
-                 overlap=overlap, ray=ray, rollout_workers=rollout_workers,
-                 machine_class=machine_class, recipe=recipe or load(name))
+    (also ``OUT/recipe.json``). ``given``: the fields of ``RecipeRun`` (the seed, the budgets,
+    where the rollouts run, the machine class; each defaults to the recipe's or this
+    machine's); ``recipe``: ``load(name)``, if the caller has it (the file is read once)."""
     from machu_env.ray_backend import joined
 
-    with joined(ray):
-        return _run(name, out, seed, minutes, timesteps, **where)
+    options = RecipeRun.of(out, given)
+    with joined(options.ray):
+        return _run(name, options, resume, verbose, recipe or load(name))
 
 
-def _machine(recipe: dict[str, Any], given: str, threads: int, device: str,
-             ray: str) -> tuple[str, str]:
+def _machine(recipe: dict[str, Any], options: RecipeRun) -> tuple[str, str]:
     """The machine class the run uses and why (``machines.choose``) on this machine: the cores
     it may use (``--threads``, the Ray cluster's CPUs, the process's) and its device."""
     from machu_env.train.ppo import sizing
 
-    if ray:
+    if options.ray:
         from machu_env.ray_backend import cluster_cpus
 
         cores = cluster_cpus()
     else:
-        cores = threads or sizing.usable_cores()
+        cores = options.threads or sizing.usable_cores()
+    device = options.device
     gpu = device.startswith("cuda") or (device == "auto" and sizing.gpu_name() is not None)
-    return machines.choose(recipe, given, cores, gpu)
+    return machines.choose(recipe, options.machine_class, cores, gpu)
 
 
-def _run(name: str, out: str | Path, seed: int, minutes: float, timesteps: int, threads: int,
-         device: str, resume: bool, verbose: bool, overlap: bool, ray: str,
-         rollout_workers: int, machine_class: str, recipe: dict[str, Any]) -> dict[str, Any]:
+def _run(name: str, options: RecipeRun, resume: bool, verbose: bool,
+         recipe: dict[str, Any]) -> dict[str, Any]:
     from machu_env.core.checks import check_int
 
-    check_int("seed", seed, 0, 2**32 - 1)
-    budget_minutes = float(minutes or recipe["minutes"])
-    budget_steps = int(timesteps or recipe["timesteps"])
-    if not 0 < budget_minutes <= MAX_MINUTES:
-        raise ValueError(f"minutes must be in (0, {MAX_MINUTES}], got {minutes!r}")
-    out = Path(out)
-    state_path = out / "recipe.json"
-    flags = "".join((f" --minutes {minutes:g}" if minutes else "",
-                     f" --timesteps {timesteps}" if timesteps else "",
-                     f" --threads {threads}" if threads else "", " --overlap" if overlap else "",
-                     f" --ray {ray}" if ray else "",
-                     f" --rollout-workers {rollout_workers}" if rollout_workers else ""))
-    klass, why = _machine(recipe, machine_class, threads, device, ray)
-    state = start_state(state_path, recipe, seed, resume, name, flags,
-                   klass if "machines" in recipe else "")
+    check_int("seed", options.seed, 0, 2**32 - 1)
+    minutes = float(options.minutes or recipe["minutes"])
+    if not 0 < minutes <= MAX_MINUTES:
+        raise ValueError(f"minutes must be in (0, {MAX_MINUTES}], got {options.minutes!r}")
+    out = Path(options.out)
+    klass, why = _machine(recipe, options)
+    state = start_state(out / "recipe.json", recipe, options.seed, resume, name,
+                        options.flags(), klass if "machines" in recipe else "")
     run_dir = recipe_folder.claim(out, recipe, resume)
     try:
-        return _phases_and_rounds(recipe, name, out, state, seed, klass, why, resume,
-                                  machine_class, budget_minutes, budget_steps, timesteps,
-                                  threads=threads, device=device, verbose=verbose,
-                                  overlap=overlap, ray=ray, rollout_workers=rollout_workers)
+        return _phases_and_rounds(recipe, name, options, state, klass, why, resume, verbose)
     except BaseException:
         run_dir.drop_if_unused()  # (a start that wrote nothing leaves no folder)
         raise
 
 
-def _phases_and_rounds(recipe: dict[str, Any], name: str, out: Path, state: dict[str, Any],
-                       seed: int, klass: str, why: str, resume: bool, machine_class: str,
-                       budget_minutes: float, budget_steps: int, timesteps: int, *,
-                       threads: int, device: str, verbose: bool, overlap: bool, ray: str,
-                       rollout_workers: int) -> dict[str, Any]:
+def _phases_and_rounds(recipe: dict[str, Any], name: str, options: RecipeRun,
+                       state: dict[str, Any], klass: str, why: str, resume: bool,
+                       verbose: bool) -> dict[str, Any]:
     """The phases not done yet, then the rounds (``_run``'s body, once the folder is the
     run's)."""
     from machu_env.train.run.selfplay import Trainer
 
+    out, seed = Path(options.out), options.seed
+    budget_minutes = float(options.minutes or recipe["minutes"])
+    budget_steps = int(options.timesteps or recipe["timesteps"])
     state_path = out / "recipe.json"
-    klass = _class_of_run(recipe, out, state, klass, why, resume, machine_class, verbose)
+    klass = _class_of_run(recipe, out, state, klass, why, resume, options.machine_class,
+                          verbose)
     state.update(minutes=budget_minutes, timesteps=budget_steps, machine_class=klass)
     over = machines.settings_of(recipe, klass)
     t0 = time.perf_counter()
@@ -297,13 +278,12 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, out: Path, state: dict
         config = _config({**phase["settings"], **over}, f"{name}, phase {phase['name']}",
                          players=recipe["players"], seed=seed, out=str(folder),
                          timesteps=phase_steps(budget_steps, steps, phase),
-                         minutes=budget_minutes * phase["until"],
-                         threads=threads, overlap=overlap, device=device, recipe=name,
-                         ray=ray, rollout_workers=rollout_workers,
+                         minutes=budget_minutes * phase["until"], recipe=name,
+                         **options.machine(),
                          init=str(out / previous / "latest.safetensors") if previous else "")
         if verbose:
             by_steps = (f" or {int(budget_steps * phase['until']):,} steps of {budget_steps:,},"
-                        " whichever comes first") if timesteps else ""
+                        " whichever comes first") if options.timesteps else ""
             print(f"recipe {recipe['name']}: phase {phase['name']} (until "
                   f"{phase['until'] * budget_minutes:.0f} min of {budget_minutes:.0f}"
                   f"{by_steps})", flush=True)
@@ -326,9 +306,8 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, out: Path, state: dict
     _write_agent(source, out / "agent.safetensors", state)
     if "rounds" in recipe:
         scale = budget_minutes / recipe["minutes"]
-        tune = _tune(recipe["players"], name, over, state, threads=threads, device=device,
-                     verbose=verbose, overlap=overlap, ray=ray, rollout_workers=rollout_workers)
-        source = rounds.run(recipe, out, state, tune, scale, threads, verbose,
+        tune = _tune(recipe["players"], name, over, state, options, verbose)
+        source = rounds.run(recipe, out, state, tune, scale, options.threads, verbose,
                             lambda: files.write_json(state_path, state))
         _write_agent(source, out / "agent.safetensors", state)
     state["agent"] = str(out / "agent.safetensors")
@@ -379,7 +358,8 @@ def _add_rungs(state: dict[str, Any], history: list[dict[str, Any]], players: in
     state["rungs"] = sorted(found, key=lambda n: (order.index(n) if n in order else len(order), n))
 
 
-def _tune(players: int, name: str, over: dict[str, Any], state: dict[str, Any], **run: Any):
+def _tune(players: int, name: str, over: dict[str, Any], state: dict[str, Any],
+          options: RecipeRun, verbose: bool):
     """The rounds' fine-tune (``rounds.run``'s ``train``): a run of the rounds' settings (the
     machine class's over them) from ``init`` with ``frozen`` in the pool; a finished one is
     read, an interrupted one resumed. Its start is not evaluated again: it is the phases' or
@@ -388,8 +368,6 @@ def _tune(players: int, name: str, over: dict[str, Any], state: dict[str, Any], 
     again)."""
     from machu_env.train.run.selfplay import Trainer
 
-    verbose = run.pop("verbose")
-
     def train(settings: dict[str, Any], init: str, frozen: str, seed: int, folder: Path,
               steps: int, elapsed: float = 0.0) -> dict[str, Any]:
         if (folder / "summary.json").is_file():
@@ -397,7 +375,7 @@ def _tune(players: int, name: str, over: dict[str, Any], state: dict[str, Any], 
                                    links=False)
         config = _config({**settings, **over}, f"{name}, rounds", players=players, seed=seed,
                          out=str(folder), timesteps=steps, init=init, frozen=frozen,
-                         recipe=name, eval_start=False, **run)
+                         recipe=name, eval_start=False, **options.machine())
         trainer = Trainer(config, resume=(folder / "latest.json").exists(), verbose=verbose,
                           elapsed=elapsed)
         trainer.rungs_before = frozenset(state.get("rungs", []))

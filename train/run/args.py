@@ -68,9 +68,9 @@ class TrainArgs(PPOArgs):
     n_steps: int = redefault(PPOArgs, "n_steps", 0)
     n_epochs: int = redefault(PPOArgs, "n_epochs", 2)
     players: int = setting(2, "number of players", 2, 5)
-    timesteps: int = setting(20000000, "learner decisions in total", 1)
+    timesteps: int = setting(20000000, "learner decisions in total", 1, resumable=True)
     seed: int = setting(0, "seeds the games, the pool draws and torch", 0, 2**32 - 1)
-    out: str = setting('runs/selfplay', "the run folder")
+    out: str = setting('runs/selfplay', "the run folder", resumable=True)
     net_arch: str = setting('',
         "the network: shared:256,256 (one trunk that both heads read) or 256,256 (a policy "
         "and a value network); empty: the --init policy's own shape, else shared:256,256")
@@ -97,12 +97,13 @@ class TrainArgs(PPOArgs):
         "(gold, builder, racer, random) on its own games: a head start (\"\": none)")
     imitate_games: int = setting(2000, "--imitate: games of the heuristic at every seat", 1, 100000)
     imitate_epochs: int = setting(4, "--imitate: epochs over them", 1, 100)
-    device: str = setting('auto', "torch device: auto (a GPU if there is one), cpu, cuda...")
+    device: str = setting('auto', "torch device: auto (a GPU if there is one), cpu, cuda...",
+                          resumable=True)
     threads: int = setting(0, "torch and numba threads (0: every core this process may use)",
-                           0, MAX_THREADS)
+                           0, MAX_THREADS, resumable=True)
     overlap: bool = setting(False,
         "collect the next rollout on a thread of its own while the learner updates (one "
-        "update of policy lag; --threads are split between the two)")
+        "update of policy lag; --threads are split between the two)", resumable=True)
     league: bool = setting(False,
         "league training: exploiters of the main agent join the pool "
         "(train/run/selfplay.py)")
@@ -132,11 +133,11 @@ class TrainArgs(PPOArgs):
     ray: str = setting('',
         "run the rollout workers as Ray actors and the evaluations against the heuristics "
         "as Ray tasks: --ray alone joins or starts a local instance; auto or ray://host:port "
-        "a cluster (the ray extra)")
+        "a cluster (the ray extra)", resumable=True)
     rollout_workers: int = setting(0,
         "split the games over this many rollout workers, each with a copy of the policy "
         "(threads here; Ray actors with --ray); 0: one here, one per cluster CPU with --ray",
-        0, MAX_WORKERS)
+        0, MAX_WORKERS, resumable=True)
     eval_agents: str = setting('',
         "trained agents also evaluated at every checkpoint: 'ladder' (the shipped agents, "
         "weakest first, up to the first not beaten) or comma-separated names; they never "
@@ -152,12 +153,11 @@ class TrainArgs(PPOArgs):
         "against it) ** PFSP (prioritised fictitious self-play; 0: equally)", 0, 10)
     minutes: float = setting(0.0,
         "end the run (with a checkpoint) once this many minutes have passed since it first "
-        "started (0: no time budget)", 0, MAX_MINUTES)
+        "started (0: no time budget)", 0, MAX_MINUTES, resumable=True)
     recipe: str = setting('',
-        "train a shipped recipe from scratch, every phase (RECIPES); with it only --out, "
-        "--seed, --minutes, --timesteps (budgets: its phases end at their share of either, so "
-        "--timesteps gives the same schedule on any machine), --threads, --overlap, --device, "
-        "--ray, --rollout-workers, --machine-class and --resume apply")
+        "train a shipped recipe from scratch, every phase (RECIPES); with it only "
+        "RECIPE_OPTIONS and --resume apply (--minutes and --timesteps are budgets: its phases "
+        "end at their share of either, so --timesteps gives the same schedule on any machine)")
     machine_class: str = setting('',
         "--recipe: the recipe's schedule for a class of machine (its batch settings; empty: "
         "the first class this machine meets, else base: the phases as written)")

@@ -51,15 +51,18 @@ class Progress:
 
     def __init__(self, total: int, done: int = 0, enabled: bool = True,
                  stream: TextIO | None = None, every: float = 10.0, goal: str = "",
-                 seconds: float = 0.0) -> None:
+                 seconds: float = 0.0, spent: float = 0.0) -> None:
+        """``total``/``done``: the run's steps, all and before this session; ``seconds``/
+        ``spent``: its time budget (0: none), all and used before this session."""
         self.total, self.enabled, self.every, self.goal = total, enabled, every, goal
-        self.deadline = time.perf_counter() + seconds if seconds > 0 else None  # (--minutes)
+        self.t0 = self.last_line = time.perf_counter()
+        self.spent = spent if seconds > 0 else 0.0
+        self.deadline = self.t0 + seconds - spent if seconds > 0 else None  # (--minutes)
         self.stream = stream or sys.stderr
         self.start_steps, self.last_eval = done, "-"
-        self.t0 = self.last_line = time.perf_counter()
         self.bar = None
-        # a time budget (no goal): the bar counts its minutes, a total fixed for the run (the
-        # steps it will reach depend on the rate); else the steps
+        # a time budget (no goal): the bar counts its minutes, a total fixed for the run across
+        # its sessions (the steps it will reach depend on the rate); else the steps
         self.budget = seconds if seconds > 0 and not goal else 0.0
         if enabled and self.stream.isatty():
             from tqdm import tqdm
@@ -67,7 +70,8 @@ class Progress:
             # a goal may end the run at any evaluation: no total to count to (and no ETA to
             # the --timesteps it may never reach)
             if self.budget:
-                self.bar = tqdm(total=round(self.budget), unit="s", file=self.stream,
+                self.bar = tqdm(total=round(self.budget), initial=min(round(spent),
+                                round(self.budget)), unit="s", file=self.stream,
                                 dynamic_ncols=True, desc="machu train (time budget)")
             else:
                 self.bar = tqdm(total=None if goal else total, initial=min(done, total),
@@ -92,13 +96,14 @@ class Progress:
             if self.budget:
                 self.bar.set_postfix_str(f"{steps:,} steps, {rate:,.0f} steps/s, last eval: "
                                          f"{self.last_eval}", refresh=False)
-                self.bar.update(min(round(now - self.t0), self.bar.total) - self.bar.n)
+                self.bar.update(min(round(self.spent + now - self.t0), self.bar.total)
+                                - self.bar.n)
             else:
                 self.bar.set_postfix_str(f"last eval: {self.last_eval}", refresh=False)
                 self.bar.update(min(steps, self.total) - self.bar.n)
         elif now - self.last_line >= self.every:
             of = (f" (until {self.goal}, at most {self.total:,}) steps" if self.goal else
-                  f" steps, {(now - self.t0) / 60:.1f} of {self.budget / 60:.0f} min"
+                  f" steps, {(self.spent + now - self.t0) / 60:.1f} of {self.budget / 60:.0f} min"
                   if self.budget else f" / {self.total:,} steps")
             print(f"{steps:>12,}{of}  {rate:,.0f} steps/s  "
                   f"{self.time_left(steps, rate)}  last eval: {self.last_eval}", flush=True)

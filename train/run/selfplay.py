@@ -79,6 +79,7 @@ from machu_env.train.run.history import (  # noqa: F401  (re-exported: the train
 )
 from machu_env.train.run.init_files import arch_of, init_path, observation_of
 from machu_env.train.run.progress import Progress, busy_warning, run_summary, say_evaluation
+from machu_env.train.run.settings import resumable
 
 CHECKPOINT_SECONDS = 60.0  # a checkpoint at least this often, between evaluations too
 EVAL_HEARTBEAT = 20.0  # seconds between the "still evaluating" lines
@@ -91,15 +92,15 @@ class Trainer:
                  elapsed: float = 0.0, minutes: float | None = None) -> None:
         self.started = time.perf_counter()  # the history's wall_seconds count from here
         self.elapsed = elapsed  # seconds spent before this session (earlier sessions, phases)
-        if resume:  # the run's own settings; only the total steps, device, threads may change
+        if resume:  # the run's own settings, but where and how long it runs (``resumable``)
             if not (saved_path := Path(config.out) / "config.json").exists():
                 raise ValueError(f"nothing to resume: {saved_path} does not exist")
             saved = TrainConfig.load(saved_path)
-            saved.timesteps, saved.device, saved.out = config.timesteps, config.device, config.out
-            saved.threads, saved.ray, saved.overlap = config.threads, config.ray, config.overlap
-            saved.rollout_workers = config.rollout_workers
+            budget = saved.minutes
+            for name in resumable(TrainConfig):
+                setattr(saved, name, getattr(config, name))
             # (``minutes``: the budget given on resume, 0 removing it; else config's, if set)
-            saved.minutes = minutes if minutes is not None else config.minutes or saved.minutes
+            saved.minutes = minutes if minutes is not None else config.minutes or budget
             config = saved
         config.check()
         threads_given = config.threads  # (0: sized, then yielding to other work: threads.py)
@@ -360,7 +361,8 @@ class Trainer:
         """Train up to ``timesteps`` steps in total; returns the summary (also saved)."""
         c, m = self.config, self.model
         self.progress = Progress(c.timesteps, int(m.num_timesteps), enabled=self.verbose,
-                                 goal=c.goal_words(), seconds=c.minutes * 60 - self.elapsed_now())
+                                 goal=c.goal_words(), seconds=c.minutes * 60,
+                                 spent=self.elapsed_now())
         if warning := (busy_warning(c.threads) if self.verbose and not self.governor else None):
             self.progress.say(warning)
         if not self.history and c.eval_start:  # the starting policy is a checkpoint too

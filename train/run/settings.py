@@ -16,13 +16,20 @@ from machu_env.core.checks import check_int
 
 def setting(default: Any, help: str, low: float | None = None, high: float | None = None, *,
             above: bool = False, unset: float | None = None,
-            choices: tuple[str, ...] | None = None) -> Any:
+            choices: tuple[str, ...] | None = None, resumable: bool = False) -> Any:
     """A setting's declaration: ``low``/``high`` bound a number (inclusive; ``above``: the
     number must be above ``low``), ``unset`` is a value allowed outside them (-1: "no
-    schedule"), ``choices`` the strings a text setting may take."""
+    schedule"), ``choices`` the strings a text setting may take, ``resumable``: a resumed run
+    takes it from the command line (where and how long it runs), not from the run's saved
+    settings."""
     return field(default=default, metadata={"help": help, "low": low, "high": high,
                                             "above": above, "unset": unset,
-                                            "choices": choices})
+                                            "choices": choices, "resumable": resumable})
+
+
+def resumable(cls: type) -> tuple[str, ...]:
+    """The settings of ``cls`` that a resume may change, in declaration order."""
+    return tuple(f.name for f in fields(cls) if f.metadata.get("resumable"))
 
 
 def redefault(cls: type, name: str, default: Any) -> Any:
