@@ -67,6 +67,13 @@ def _web(request: Request) -> WebState:
     return request.app.state.web
 
 
+def _game(request: Request) -> tuple[WebState, str, Session]:
+    """The app's state, the game id of the path and its session (404 for an unknown id)."""
+    web = _web(request)
+    game_id = request.path_params["game_id"]
+    return web, game_id, web.games.get(game_id)
+
+
 def _handled(handler):
     """``handler`` behind the guards every API request passes (same origin for a POST, a
     known board layout, a bounded number of requests in progress per client); a refusal is
@@ -132,9 +139,7 @@ async def create(request: Request) -> Response:
 
 
 async def show(request: Request) -> Response:
-    web = _web(request)
-    game_id = request.path_params["game_id"]
-    session = web.games.get(game_id)
+    web, game_id, session = _game(request)
 
     def look():
         if not session.lock.acquire(blocking=False):  # being moved: the last state sent
@@ -147,9 +152,7 @@ async def show(request: Request) -> Response:
 
 
 async def play(request: Request) -> Response:
-    web = _web(request)
-    game_id = request.path_params["game_id"]
-    session = web.games.get(game_id)
+    web, game_id, session = _game(request)
     body = await web.bodies.read(request, web.limits.body_bytes)
     if not isinstance(body, dict) or "action" not in body or set(body) - {"action",
                                                                           "advance"}:
@@ -184,9 +187,7 @@ async def play(request: Request) -> Response:
 
 
 async def save(request: Request) -> Response:
-    web = _web(request)
-    game_id = request.path_params["game_id"]
-    session = web.games.get(game_id)
+    web, game_id, session = _game(request)
     owner = client_of(request)
 
     def keep():
@@ -202,9 +203,7 @@ async def save(request: Request) -> Response:
 
 
 async def advance(request: Request) -> Response:
-    web = _web(request)
-    game_id = request.path_params["game_id"]
-    session = web.games.get(game_id)
+    web, game_id, session = _game(request)
     body = await web.bodies.read(request, web.limits.body_bytes)
     if not isinstance(body, dict) or set(body) - {"decisions"}:
         raise BadRequest('the body must be {} (the agents move until your turn) or '
@@ -223,9 +222,7 @@ async def advance(request: Request) -> Response:
 
 
 async def take_back(request: Request) -> Response:
-    web = _web(request)
-    game_id = request.path_params["game_id"]
-    session = web.games.get(game_id)
+    web, game_id, session = _game(request)
     body = await web.bodies.read(request, web.limits.body_bytes)
     if body != {}:
         raise BadRequest("the body must be {} (take back your latest decision of this turn)")
@@ -237,9 +234,7 @@ async def take_back(request: Request) -> Response:
 
 
 async def hint(request: Request) -> Response:
-    web = _web(request)
-    game_id = request.path_params["game_id"]
-    session = web.games.get(game_id)
+    web, game_id, session = _game(request)
     name = request.query_params.get("agent", "")
     if name not in web.catalog.policies:
         raise BadRequest(f"agent {name[:60]!r}: hints come from a trained policy; allowed: "
@@ -255,9 +250,7 @@ async def hint(request: Request) -> Response:
 
 
 async def record(request: Request) -> Response:
-    web = _web(request)
-    game_id = request.path_params["game_id"]
-    session = web.games.get(game_id)
+    web, game_id, session = _game(request)
 
     def download():
         if not session.finished:  # it holds every player's summit returns (R10.2)
