@@ -5,7 +5,7 @@ probes of ``probe_seeds.sh``: the mean win share and margin over the protocol's 
 Every seed of the protocol must be there (a figure over other seeds compares with nothing).
 
     python research/sweeps/probe_catalogue.py ppo-4p runs/probes/ppo-4p \
-        --copy research/results/probes_2026_12_07/ppo-4p
+        --copy research/results/probes_<date>/ppo-4p
 
 ``--copy``: keep each seed's summary.json there (small; the docs cite them)."""
 
