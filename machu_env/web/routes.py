@@ -151,20 +151,29 @@ async def show(request: Request) -> Response:
     return JSONResponse(await off_loop(look))
 
 
+async def version(request: Request) -> Response:
+    """How far the game has gone, in a few bytes (a page polls it to find out that another
+    tab moved the game on, then asks for the whole state)."""
+    _, _, session = _game(request)
+    return JSONResponse({"changes": session.changes, "over": session.finished})
+
+
 async def play(request: Request) -> Response:
     web, game_id, session = _game(request)
     body = await web.bodies.read(request, web.limits.body_bytes)
     if not isinstance(body, dict) or "action" not in body or set(body) - {"action",
-                                                                          "advance"}:
+                                                                          "advance", "after"}:
         raise BadRequest('the body must be {"action": <action id or notation string>} '
                          'with, optionally, "advance": false (the agents move later, '
-                         'on POST /api/games/{id}/advance)')
+                         'on POST /api/games/{id}/advance) and "after": the state\'s '
+                         '"changes" (refused if the game has moved on since)')
     action, then = body["action"], body.get("advance", True)
     if not isinstance(then, bool):
         raise BadRequest(f'"advance" must be true or false, got {then!r:.40}')
 
     def move():
         game = session.game
+        session.check_seen(body.get("after"))
         if session.truncated:
             raise BadRequest(f"the game reached {session.max_decisions} decisions and "
                              "ended truncated", 409)
@@ -224,10 +233,13 @@ async def advance(request: Request) -> Response:
 async def take_back(request: Request) -> Response:
     web, game_id, session = _game(request)
     body = await web.bodies.read(request, web.limits.body_bytes)
-    if body != {}:
-        raise BadRequest("the body must be {} (take back your latest decision of this turn)")
+    if not isinstance(body, dict) or set(body) - {"after"}:
+        raise BadRequest('the body must be {} (take back your latest decision of this turn) '
+                         'or {"after": the state\'s "changes"} (refused if the game has moved '
+                         'on since)')
 
     def undo():
+        session.check_seen(body.get("after"))
         session.take_back()
         return _published(session, game_id, request)
     return JSONResponse(await off_loop(lambda: _exclusive(session, undo)))
@@ -292,6 +304,7 @@ ROUTES = [
     Route("/api/agents", agents),
     Route("/api/games", _handled(create), methods=["POST"]),
     Route("/api/games/{game_id}", _handled(show)),
+    Route("/api/games/{game_id}/version", _handled(version)),
     Route("/api/games/{game_id}/play", _handled(play), methods=["POST"]),
     Route("/api/games/{game_id}/advance", _handled(advance), methods=["POST"]),
     Route("/api/games/{game_id}/save", _handled(save), methods=["POST"]),

@@ -49,6 +49,22 @@ class Session:
     published: dict[str, Any] | None = None  # the last state sent (a busy game answers it)
     # the human's decisions of this turn that may be taken back: (the game before, its days)
     undo: list[tuple[Game, int]] = field(default_factory=list)
+    # every decision played or taken back counts one: a page that shows an older count is
+    # stale (another tab or window moved the game on) and its move is refused (``check_seen``)
+    changes: int = 0
+
+    def check_seen(self, seen: Any) -> None:
+        """A move of a page that showed the game at ``seen`` changes (None: a client that
+        does not say): BadRequest 409 when the game has moved on since, nothing changed."""
+        if seen is None:
+            return
+        if isinstance(seen, bool) or not isinstance(seen, int):
+            raise BadRequest(f'"after" must be the state\'s "changes" count (an int), got '
+                             f"{seen!r:.40}")
+        if seen != self.changes:
+            raise BadRequest("the game moved on since this page showed it (another tab or "
+                             "window played or took back a move): the page now shows it as "
+                             "it stands", 409)
 
     @property
     def truncated(self) -> bool:
@@ -68,6 +84,7 @@ class Session:
         holdings = game.view(None) if game.decision == "move" else None
         deck = game.view("public")["deck_size"]
         game.play(action)
+        self.changes += 1
         self.days.append(day)
         self.idle.append(holdings is not None and game.history[-1][1].startswith("move ")
                          and gained_nothing(holdings, game.view(None), player,
@@ -87,6 +104,7 @@ class Session:
             raise BadRequest("nothing to take back: you can take back your own decisions of "
                              "this turn until another player acts or a card is drawn", 409)
         self.game, kept = self.undo.pop()
+        self.changes += 1
         del self.days[kept:], self.idle[kept:]
 
     def advance(self, decisions: int | None = None, seconds: float | None = None) -> None:
@@ -172,6 +190,7 @@ class Session:
             "standing": None if game.is_over or seat is None else standing(game, seat),
             "error": self.error,
             "can_take_back": bool(self.undo) and not self.finished,
+            "changes": self.changes,
             "you": you(game, seat), "focus": focus(game),
         }
 
