@@ -77,6 +77,41 @@ def test_the_others_moves_show_whole_on_a_tap(server, browser):
     assert not errors(browser)
 
 
+def _others_since_your_turn(history: list[dict], seat: int) -> list[dict]:
+    """The others' decisions between your previous turn and this one (your own decisions of
+    this turn skipped: the line stays while your turn goes on)."""
+    to = len(history)
+    while to and history[to - 1]["player"] == seat:
+        to -= 1
+    start = to
+    while start and history[start - 1]["player"] != seat:
+        start -= 1
+    return history[start:to]
+
+
+def test_every_move_of_the_others_since_your_turn_is_in_the_line_latest_first(server,
+                                                                              browser):
+    """At each of your decisions of a 3-player game the line names every decision the others
+    made since your previous turn, the latest first, also while your own turn goes on."""
+    phone(browser)
+    start(browser, server, seed="11", players="3")
+    checked = continued = 0
+    for _ in range(60):
+        wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
+        state = browser.execute_script("return game")
+        others = _others_since_your_turn(state["history"], state["seat"])
+        text = browser.execute_script("return document.getElementById('since').textContent")
+        if state["your_turn"] and others:
+            said = [f"P{e['player']} {e['says'] or e['action']}" for e in others][::-1]
+            assert text.endswith("latest first): " + "; ".join(said)), (text, said)
+            assert f"{len(others)} move" in text
+            checked += 1
+            continued += state["history"][-1]["player"] == state["seat"]
+        play_first(browser, 0.05)
+    assert checked >= 20 and continued >= 3, (checked, continued)
+    assert not errors(browser)
+
+
 def test_a_tie_on_the_score_is_ordered_by_the_tie_break_and_says_so(server, browser):
     """R9.5: a tie on the final score goes to the most goods units left; the end table lists
     the tie's winner first and says how the tie was broken (the page's own ``showFinal``)."""
