@@ -12,6 +12,8 @@ from machu_env._extras import install_hint
 from machu_env.cli.commands import compile_first, console
 from machu_env.cli.interrupts import deferred
 from machu_env.cli.options import agent_list
+from machu_env.train.run.args import TrainArgs
+from machu_env.train.run.settings import option
 
 
 def dataset(
@@ -19,19 +21,19 @@ def dataset(
                                "comma-separated: random, builder, gold, racer (compiled) or a "
                                "single trained policy (ppo-2p, policy:<file>); seats rotate "
                                "from game to game"),
-    players: int = typer.Option(2, min=2, max=5),
+    players: int = option(TrainArgs, "players"),
     games: int = typer.Option(1000, min=1, max=10_000_000),
     out: Path = typer.Option(..., help="a new folder: OUT/minari (the datasets), OUT/records, "
                              "OUT/dataset.json (the card)"),
     name: str = typer.Option("games", help="dataset ids are machu/<name>-seat<p>-v0"),
-    seed: int = typer.Option(0, min=0, max=2**32 - 1),
+    seed: int = option(TrainArgs, "seed", "seeds the games"),
     observation: int = typer.Option(1, min=1, max=3, help="observation version recorded"),
     max_decisions: int = typer.Option(1000, min=10, max=5000, help="a game still running "
                                       "after this many decisions is cut (its episodes end "
                                       "truncated)"),
     records: bool = typer.Option(True, help="also write every game's record"),
-    threads: int = typer.Option(0, min=0, max=256, help="numba threads (0: numba's default; "
-                                "1 is faster on a machine busy with other work)"),
+    threads: int = option(TrainArgs, "threads", "numba threads (0: numba's default; 1 is "
+                          "faster on a machine busy with other work)"),
     progress: bool = typer.Option(True, help="show a progress bar"),
 ) -> None:
     """Play games and write them as Minari datasets (one per seat: observation, mask, action,

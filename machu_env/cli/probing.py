@@ -12,15 +12,16 @@ from machu_env.cli.commands import compile_first
 from machu_env.cli.options import agent_files, check_output_folder, refuse_inputs_inside
 from machu_env.cli.summaries import finish, json_option, work_output
 from machu_env.train.run.args import MAX_THREADS, PPOArgs, TrainArgs
+from machu_env.train.run.settings import option
 from machu_env.train.run.settings import options as options_of
 
 
 # --- exploit -------------------------------------------------------------------------------------
 def exploit(
     agent: str = typer.Option(..., help="the agent to probe (any agent name)"),
-    players: int = typer.Option(2, min=2, max=5, help="number of players"),
+    players: int = option(TrainArgs, "players"),
     steps: int = typer.Option(1_500_000, min=1, help="exploiter training steps"),
-    seed: int = typer.Option(0, min=0, max=2**32 - 1, help="seeds the games and the learner"),
+    seed: int = option(TrainArgs, "seed", "seeds the games and the learner"),
     eval_games: int = typer.Option(2000, min=1, help="evaluation games after training (seats "
                                    "rotated)"),
     eval_every: int = typer.Option(0, min=0, help="also evaluate (400 games) every this many "

@@ -31,8 +31,8 @@ from machu_env.cli.summaries import (
 from machu_env.cli.warmup import training_parts
 from machu_env.train.recipes.recipe_run import RecipeRun
 from machu_env.train.run.args import TrainArgs
+from machu_env.train.run.settings import option, resumable
 from machu_env.train.run.settings import options as options_of
-from machu_env.train.run.settings import resumable
 
 
 # --- train ---------------------------------------------------------------------------------------
@@ -176,10 +176,10 @@ def population(
     members: str = typer.Option(..., help="comma-separated trained policies (ppo-2p, "
                                 "policy:<file>), 2 to 16"),
     out: Path = typer.Option(..., help="the population agent file to write (.safetensors)"),
-    players: int = typer.Option(2, min=2, max=5, help="number of players"),
+    players: int = option(TrainArgs, "players"),
     games: int = typer.Option(1000, min=1, max=1_000_000, help="games per ordered pair of "
                               "members (seats rotated)"),
-    seed: int = typer.Option(0, min=0, max=2**32 - 1, help="seeds the games"),
+    seed: int = option(TrainArgs, "seed", "seeds the games"),
     min_weight: float = typer.Option(1e-3, min=0.0, max=0.5, help="members below this weight "
                                      "are dropped (the rest renormalised)"),
     trust_pickle: bool = typer.Option(False, help="allow sb3 .zip members (runs pickled "
@@ -188,8 +188,8 @@ def population(
                              "response to the mixture and add it (0: none)"),
     psro_steps: int = typer.Option(1_000_000, min=1, max=10**10, help="PSRO: training steps "
                                    "of each best response"),
-    threads: int = typer.Option(0, min=0, max=256, help="with --psro: torch and numba threads "
-                                "(0: their defaults)"),
+    threads: int = option(TrainArgs, "threads", "with --psro: torch and numba threads (0: "
+                          "their defaults)"),
     as_json: bool = json_option(),
 ) -> None:
     """Nash mixture of a population: measure the members' payoff matrix, solve it, write one

@@ -560,6 +560,13 @@ def test_every_setting_is_declared_once():
     assert "typer.Option(" not in inspect.getsource(training.train)
     assert not set(option.findall(inspect.getsource(probing.exploit))) & {*PPO_OPTIONS,
                                                                           "threads"}
+    from machu_env.cli import datasets
+
+    for command in (probing.exploit, training.population, datasets.dataset):
+        # the settings that mean the same in every command come from their one declaration
+        # (an --out, an --eval-games, an --observation of another command is its own)
+        shared = {"players", "seed", "threads"}
+        assert not set(option.findall(inspect.getsource(command))) & shared, command
     from typer.main import get_command
 
     from machu_env.cli import app

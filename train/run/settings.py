@@ -129,3 +129,18 @@ def options(cls: type, names: tuple[str, ...] | None = None) -> list:
         out.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option,
                                      annotation=kinds[name]))
     return out
+
+
+def option(cls: type, name: str, help: str | None = None) -> Any:
+    """A ``typer`` option for another command of the setting ``name`` of ``cls``: the declared
+    default and range (checked as the command line is read), its help unless the command
+    says what the setting means there (``help``)."""
+    import typer
+
+    f = next(f for f in fields(cls) if f.name == name)
+    low, high = f.metadata.get("low"), f.metadata.get("high")
+    kind = types(cls)[name]
+    bounds = ({"min": kind(low) if low is not None else None,
+               "max": kind(high) if high is not None else None}
+              if kind in (int, float) else {})
+    return typer.Option(f.default, help=help or f.metadata.get("help", ""), **bounds)
