@@ -259,9 +259,14 @@ def board_svg(game: Game, player: int | str | None = None,
     if v["game_over"]:
         head = f"Game over after day {v['day']}: {ENDINGS.get(v['end'], v['end'])}"
     else:
-        head = (f"Day {v['day']} of {LAST_DAY} · P{v['active_player']}'s turn · "
-                f"P{v['current_player']} to "
-                f"{DECISION_WORDS.get(v['decision'], v['decision'])}")
+        to_do = DECISION_WORDS.get(v["decision"], v["decision"])
+        # the turn's player decides, or another player decides within it (a first Inca, an
+        # offering's answer): then both are named, the one who decides as such
+        active, current = v["active_player"], v["current_player"]
+        who = (f"P{current} decides: {to_do}" if v["decision"] == "start" else  # (the setup)
+               f"P{active}'s turn: {to_do}" if active == current else
+               f"P{active}'s turn · P{current} decides: {to_do}")
+        head = f"Day {v['day']} of {LAST_DAY} · {who}"
     seen = {None: "every hand shown", "public": "public view"}.get(
         player, f"as seen by P{player}")
     about = f"{n} players · {seen} · deck {v['deck_size']} cards"

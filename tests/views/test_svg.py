@@ -90,7 +90,8 @@ def test_the_picture_holds_the_districts_incas_princes_and_trail():
     svg = board_svg(game, player=0)
     for p, pv in enumerate(v["players"]):
         assert f"Incas in supply {pv['incas_supply']}" in "".join(_texts(groups[f"player{p}"]))
-    assert f"P{v['current_player']} to {DECISION_WORDS[v['decision']]}" in svg
+    to_do, who = DECISION_WORDS[v["decision"]], v["current_player"]
+    assert escape(f"P{who}'s turn: {to_do}") in svg or f"P{who} decides: {to_do}" in svg
     assert len(re.findall(r"<title>bonus: \d temple stones?</title>", svg)) == sum(
         v["bonus"][t] for t in ("condor_temple", "puma_temple", "sun_temple", "main_temple"))
 
