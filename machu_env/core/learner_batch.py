@@ -316,10 +316,8 @@ class LearnerBatch:
         are reused by the next call). Games where ``active`` is False are observed, not
         stepped."""
         n = self.num_envs
-        if active is None:
-            active = np.ones(n, dtype=np.bool_)
-        elif not isinstance(active, np.ndarray) or active.dtype != np.bool_ \
-                or active.shape != (n,):
+        active = np.ones(n, dtype=np.bool_) if active is None else active
+        if not isinstance(active, np.ndarray) or active.dtype != np.bool_ or active.shape != (n,):
             raise ValueError(f"active must be a bool array of shape ({n},)")
         actions = action_array(actions, n, "actions")
         self._check_legal(actions, active)
@@ -328,15 +326,12 @@ class LearnerBatch:
         return self.advance_compiled_unchecked(actions, obs_out, masks_out, active)
 
     def advance_compiled_unchecked(self, actions: np.ndarray, obs_out: np.ndarray,
-                                   masks_out: np.ndarray, active: np.ndarray
-                                   ) -> tuple[np.ndarray, ...]:
+                                   masks_out: np.ndarray, active: np.ndarray) -> tuple:
         """``advance_compiled`` without the checks, for a caller whose actions passed
-        ``checked_actions`` and whose arrays are built to fit (the VectorEnv): a wrong array
-        here corrupts memory."""
-        n = self.num_envs
+        ``checked_actions`` and whose arrays fit (the VectorEnv): else memory is corrupted."""
         if self._fused is None:
-            self._fused = (np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.bool_),
-                           np.zeros(n, dtype=np.bool_))
+            self._fused = tuple(np.zeros(self.num_envs, dtype=t)
+                                for t in (np.float32, np.bool_, np.bool_))
         rewards, ended, cut = self._fused
         O.step_learners(self.states, self._bufs, self._counts, self._rngs, self.seats,
                         self.kinds, O.HEURISTIC_WEIGHTS, self._noise, self.pool.cum, actions,
