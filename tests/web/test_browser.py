@@ -430,11 +430,11 @@ def test_opponents_are_picked_from_the_catalogue_with_ratings_and_remembered(ser
     options = [(o.get_attribute("value"), o.text) for o in Select(selects[0]).options]
     assert options[0][0] == "best-3p"
     assert Select(selects[0]).first_selected_option.get_attribute("value") == "best-3p"
-    rated = {r["name"]: (r["rating"]["value"], r["vs_gold"]["value"]) for r in catalogue(3)
-             if r["rating"] and r["vs_gold"]}
+    rated = {r["alias"] or r["name"]: (r["rating"]["value"], r["vs_gold"]["value"])
+             for r in catalogue(3) if r["rating"] and r["vs_gold"]}  # (the best by its alias)
     for name, (value, gold) in rated.items():  # every 3-player agent's rating and strength
-        assert any(name in text and f"{value:.1f}" in text and f"{100 * gold:.0f} % vs gold"
-                   in text for _, text in options), name
+        assert any(text.startswith(name) and f"{value:.1f}" in text
+                   and f"{100 * gold:.0f} % vs gold" in text for _, text in options), name
     Select(selects[1]).select_by_value("builder")
     browser.refresh()
     wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
