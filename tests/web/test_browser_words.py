@@ -133,6 +133,12 @@ def test_a_tie_on_the_score_is_ordered_by_the_tie_break_and_says_so(server, brow
                            {"final": final, "seat": 0, "agents": ["you", "gold", "random"]})
     assert browser.find_element(By.CSS_SELECTOR, "#final .tie-break").text.endswith(
         "; still tied, so the win is shared.")
+    for end, rule in (("conquest", "× 3 for the most gold, × 2 for the second most, × 1 "
+                                   "otherwise"), ("rescue", "the Rescue: × 1 for all")):
+        browser.execute_script("showFinal(arguments[0])", {  # (the × column explained, R9.4)
+            "final": final, "seat": 0, "agents": ["you", "gold", "random"], "end": end})
+        note = browser.find_element(By.CSS_SELECTOR, "#final table.scores + p.note").text
+        assert note == f"score = VP × the gold rank's multiplier ({rule})", note
     assert not errors(browser)
 
 
