@@ -262,7 +262,7 @@ def _train_signature() -> inspect.Signature:
     ``--resume`` and ``--json``; the recipe names filled into the help."""
     keyword = inspect.Parameter.KEYWORD_ONLY
     settings = [p.replace(default=typer.Option(p.default.default, help=p.default.help.replace(
-        "RECIPES", recipe_help()).replace("RECIPE_OPTIONS", flags(RecipeRun.names()))))
+        "RECIPES", recipe_help()).replace("RECIPE_OPTIONS", flags((*RecipeRun.names(), "resume")))))
         if p.name == "recipe" else p for p in options_of(TrainArgs)]
     changed = flags(n for n in resumable(TrainArgs) if n != "out")
     return inspect.Signature([

@@ -156,7 +156,7 @@ class TrainArgs(PPOArgs):
         "started (0: no time budget)", 0, MAX_MINUTES, resumable=True)
     recipe: str = setting('',
         "train a shipped recipe from scratch, every phase (RECIPES); with it only "
-        "RECIPE_OPTIONS and --resume apply (--minutes and --timesteps are budgets: its phases "
+        "RECIPE_OPTIONS apply (--minutes and --timesteps are budgets: its phases "
         "end at their share of either, so --timesteps gives the same schedule on any machine)")
     machine_class: str = setting('',
         "--recipe: the recipe's schedule for a class of machine (its batch settings; empty: "
