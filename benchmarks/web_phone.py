@@ -338,8 +338,9 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
             "replay_controls_hidden": result["replay_controls_hidden"]}
 
 
-def main() -> None:
-    import platform
+def serve_and_browse():
+    """``machu serve`` on a free port of 127.0.0.1 (listening) and a headless Chromium:
+    (server process, browser, port); the caller quits both."""
     import shutil
     import socket
     import subprocess
@@ -348,14 +349,6 @@ def main() -> None:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--opponent", default="best-2p")
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--players", type=int, default=2, choices=range(2, 6))
-    parser.add_argument("--whole", action="store_true",
-                        help="the whole board fitted to the width (not the decision's part)")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "web_phone.json"))
-    args = parser.parse_args()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -367,8 +360,24 @@ def main() -> None:
         options.add_argument(flag)
     browser = webdriver.Chrome(options=options,
                                service=Service(shutil.which("chromedriver") or "chromedriver"))
+    _wait(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 300)
+    return server, browser, port
+
+
+def main() -> None:
+    import platform
+
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--opponent", default="best-2p")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--players", type=int, default=2, choices=range(2, 6))
+    parser.add_argument("--whole", action="store_true",
+                        help="the whole board fitted to the width (not the decision's part)")
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "web_phone.json"))
+    args = parser.parse_args()
+    server, browser, port = serve_and_browse()
     try:
-        _wait(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 300)
         phone(browser)
         result = play_phone_game(browser, f"http://127.0.0.1:{port}/", args.opponent, args.seed,
                                  whole=args.whole, players=args.players)

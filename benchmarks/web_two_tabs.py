@@ -13,12 +13,9 @@ goal: every catch-up within 2 s. Writes ``benchmarks/results/web_two_tabs.json``
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import platform
-import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -69,8 +66,10 @@ def catch_ups(browser, url: str, moves: int, seed: int) -> list[float]:
 
 
 def main() -> None:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    from machu_env.core import files
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from web_phone import serve_and_browse
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=10)
@@ -78,19 +77,8 @@ def main() -> None:
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" /
                                              "web_two_tabs.json"))
     args = parser.parse_args()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "machu_env.cli", "serve", "--port",
-                               str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(flag)
-    browser = webdriver.Chrome(options=options,
-                               service=Service(shutil.which("chromedriver") or "chromedriver"))
+    server, browser, port = serve_and_browse()
     try:
-        _wait(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 300)
         times = catch_ups(browser, f"http://127.0.0.1:{port}/", args.moves, args.seed)
     finally:
         browser.quit()
@@ -100,11 +88,11 @@ def main() -> None:
     record = {"command": f"python benchmarks/web_two_tabs.py --moves {args.moves} --seed "
                          f"{args.seed}", "date": time.strftime("%Y-%m-%d"),
               "machine": f"{cpu_model()} ({platform.machine()})",
-              "load": Path("/proc/loadavg").read_text().split()[:3],
+              "load": [round(x, 2) for x in os.getloadavg()],
               "catch_up_seconds": [round(t, 3) for t in times],
               "median_seconds": round(statistics.median(times), 3),
               "max_seconds": round(max(times), 3), "within_2_s": sum(t <= 2 for t in times)}
-    Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
+    files.write_json(args.out, record, indent=1)
     print(f"the second tab caught up in {record['median_seconds']:.2f} s (median), "
           f"{record['max_seconds']:.2f} s at most; {record['within_2_s']} of {len(times)} "
           f"within 2 s; wrote {args.out}")
