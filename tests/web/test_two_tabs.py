@@ -44,6 +44,8 @@ def test_every_decision_counts_and_the_version_says_so(client):
                                                         "after": seen}).json()
     assert after["changes"] == _version(client, gid) == len(after["history"]) > seen
     assert client.get(f"/api/games/{gid}/version").json()["over"] is False
+    unknown = client.get("/api/games/nope/version")
+    assert unknown.status_code == 404 and "no such game" in unknown.json()["error"]
 
 
 def test_a_move_from_a_page_that_fell_behind_is_refused_and_changes_nothing(client):
