@@ -1,6 +1,7 @@
 """Every shell command of the README and the docs (their ```bash blocks): in the default run, each
-``machu`` command's options parse as written; with ``-m docs_commands`` (run by .ci/run), every
-block runs page by page, in order, in a scratch folder, as written but smaller (the sizes in
+``machu`` command's options parse as written; with ``-m docs_commands`` (.ci/run: the
+README's; ``MACHU_CI_FULL=1 .ci/run``: all), every block runs page by page, in order, in a
+scratch folder, as written but smaller (the sizes in
 ``SMALLER``: a 10M-step training run takes 2,000 steps), so that a command that fails — or one
 that needs an output an earlier command does not write — cannot land. What is never
 run is listed in ``NOT_RUN`` with the reason."""

@@ -72,6 +72,8 @@ def test_the_shipped_recipes_are_well_formed_and_listed(capsys):
     (lambda r: r["phases"][1]["settings"].update(eval_agents="chess"), "eval_agents must be"),
     (lambda r: r.update(keep="best"), "keep must be one of last, ladder"),
     (lambda r: r["phases"][0]["settings"].update(head_start=1.5), "head_start must be"),
+    (lambda r: r["phases"][0].update(players=6), "players must be 2, 3, 4 or 5 (the last"),
+    (lambda r: r["phases"][1].update(players=3), "the last phase's: the recipe's 2"),
 ])
 def test_a_bad_recipe_is_refused_in_words_and_nothing_is_written(change, words, tmp_path, capsys):
     recipe = copy.deepcopy(TINY)
@@ -329,3 +331,28 @@ def test_a_recipes_defaults_are_every_phases_start_and_a_phase_overrides_them(tm
     recipe["defaults"] = {"eval_games": "6"}
     with pytest.raises(ValueError, match="setting 'eval_games' must be a int"):
         recipes.load(str(_file(tmp_path, recipe)))
+
+
+def test_a_phase_may_train_another_player_count_and_only_the_recipes_own_count_is_kept(tmp_path,
+                                                                                        capsys):
+    """A curriculum by player count (the 4- and 5-player recipes start with 3 players): the
+    3-player phase trains and evaluates the 3-player game, the next phase starts from its
+    policy in the recipe's game, and the kept agent and the rungs come from the recipe's own
+    count only."""
+    recipe = copy.deepcopy(TINY)
+    recipe.update(players=3, keep="ladder")
+    recipe["phases"][0].update(players=2)
+    recipe["phases"][0]["settings"]["eval_agents"] = "ladder"
+    recipe["phases"][1]["settings"].update(league=False, eval_agents="ladder")
+    state = recipes.run(str(_file(tmp_path, recipe)), tmp_path / "run", seed=5, threads=1)
+    out = capsys.readouterr().out
+    assert "phase fast, 2 players" in out and "phase league, 3 players" in out
+    run = tmp_path / "run"
+    heads = [(run / p / "history.csv").read_text().splitlines()[0] for p in ("fast", "league")]
+    assert "win_vs_ppo-2p-v1" in heads[0] and "win_vs_ppo-3p-v1" in heads[1]
+    assert json.loads((run / "fast" / "config.json").read_text())["players"] == 2
+    assert json.loads((run / "league" / "config.json").read_text())["players"] == 3
+    assert state["kept"]["phase"] == "league" and state["kept"]["timesteps"] >= \
+        state["phases"]["fast"]["timesteps"]  # (the steps count the 2-player phase too)
+    assert not set(state["rungs"]) & {"ppo-2p-v1", "ppo-2p", "best-2p"}
+    assert F.parse(F.read_bytes(run / "agent.safetensors"))[2]["players"] == 3

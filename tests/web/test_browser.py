@@ -1,7 +1,7 @@
 """A real browser: headless Chromium (Debian's ``chromium`` + ``chromium-driver``, driven by
 Selenium) opens ``machu serve``, starts a game, plays by clicking and sees the board change.
-Marked ``browser`` (kept out of the default run; ``.ci/run`` runs it after installing
-Chromium). The fixtures are in conftest.py, the helpers in tests/browser_kit.py."""
+Marked ``browser`` (kept out of the default run; ``MACHU_CI_FULL=1 .ci/run`` runs it after
+installing Chromium). The fixtures are in conftest.py, the helpers in tests/browser_kit.py."""
 
 from __future__ import annotations
 

@@ -82,10 +82,13 @@ def reached(row: dict[str, Any], players: int) -> list[str]:
             if row.get(f"win_vs_{name}", float("nan")) >= mark]
 
 
-def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str, Any]:
+def best_on_ladder(out: Path, phases: dict[str, int], players: int,
+                   counted: list[str] | None = None) -> dict[str, Any]:
     """The evaluation of ``phases`` (name: its steps, in order) that did best on the strength
     ladder: the highest rung it was evaluated against (the ladder stops at the first not
-    reached), then its win share there; the earliest on ties. Returns its phase, steps
+    reached), then its win share there; the earliest on ties. ``counted``: the phases whose
+    evaluations count (the others, trained at another player count, add their steps only;
+    None: all). Returns its phase, steps
     (counting the phases before), the highest rung it reached (None: not even gold's), the rung
     it was last evaluated against and its win share there, and its checkpoint file (relative
     to ``out``)."""
@@ -95,7 +98,8 @@ def best_on_ladder(out: Path, phases: dict[str, int], players: int) -> dict[str,
     best, key, before = None, None, 0
     rungs = [name for name, _ in ladder(players)]
     for phase in phases:
-        rows = read_history(out / phase / "history.csv")
+        rows = read_history(out / phase / "history.csv") if counted is None \
+            or phase in counted else []
         for row in rows:
             seen = [k for k, name in enumerate(rungs)  # (measured: a number, not NaN)
                     if row.get(f"win_vs_{name}") is not None

@@ -30,7 +30,9 @@ from its last whole checkpoint. The last phase's latest policy is written as
 A recipe may name classes of machine and the batch settings each runs (``machines``:
 ``train.machines``), and end with rounds against its own exploiters (``rounds``:
 ``train.rounds``). ``"base": "<shipped recipe>"`` takes that recipe's keys under the file's own
-(one level: the base has no base).
+(one level: the base has no base). A phase may train another number of ``players`` than the
+recipe's (a curriculum: 3-player self-play, then the 4-player game); the last phase plays the
+recipe's own count, and only its count's evaluations enter the ladder and ``keep``.
 """
 
 from __future__ import annotations
@@ -124,9 +126,14 @@ def check(data: Any, where: str) -> dict[str, Any]:
     for k, phase in enumerate(phases):
         here = f"{where}, phase {k}"
         if not isinstance(phase, dict) or not {"name", "until", "settings"} <= set(phase) \
-                or not set(phase) <= {"name", "until", "settings", "timesteps"}:
+                or not set(phase) <= {"name", "until", "settings", "timesteps", "players"}:
             raise ValueError(f"{here}: a phase is {{\"name\", \"until\", \"settings\"}} and "
-                             "optionally \"timesteps\" (its own step cap)")
+                             "optionally \"timesteps\" (its own step cap) and \"players\"")
+        count = phase.get("players", players)
+        if count not in (2, 3, 4, 5) or isinstance(count, bool) or (
+                k == len(phases) - 1 and count != players):
+            raise ValueError(f"{here}: players must be 2, 3, 4 or 5 (the last phase's: the "
+                             f"recipe's {players}), got {count!r}")
         cap = phase.get("timesteps", 1)
         if not isinstance(cap, int) or isinstance(cap, bool) or not 1 <= cap <= 10**10:
             raise ValueError(f"{here}: timesteps must be an int in 1..{10**10}, got {cap!r}")
@@ -144,7 +151,7 @@ def check(data: Any, where: str) -> dict[str, Any]:
         if not isinstance(phase["settings"], dict):
             raise ValueError(f"{here}: settings must be a JSON object")
         phase["settings"] = settings = {**defaults, **phase["settings"]}  # (its own win)
-        _settings_ok(settings, here, players)
+        _settings_ok(settings, here, count)
     if last != 1:
         raise ValueError(f"{where}: the last phase's until must be 1 (the whole budget)")
     if "rounds" in data:  # (its fine-tune's settings over the defaults, checked as a phase's)
@@ -155,7 +162,7 @@ def check(data: Any, where: str) -> dict[str, Any]:
         for phase in phases:  # (each class's settings over each phase's: a valid run)
             _config({**phase["settings"], **machine["settings"]},
                     f"{where}, machine class {machine['name']}, phase {phase['name']}",
-                    players=players)
+                    players=phase.get("players", players))
     return data
 
 
@@ -275,8 +282,9 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, options: RecipeRun,
         if elapsed >= budget_minutes * 60 or steps >= budget_steps:
             break  # the budget is spent: the later phases are skipped
         previous = recipe["phases"][k - 1]["name"] if k else None
+        players = phase.get("players", recipe["players"])
         config = _config({**phase["settings"], **over}, f"{name}, phase {phase['name']}",
-                         players=recipe["players"], seed=seed, out=str(folder),
+                         players=players, seed=seed, out=str(folder),
                          timesteps=phase_steps(budget_steps, steps, phase),
                          minutes=budget_minutes * phase["until"], recipe=name,
                          **options.machine(),
@@ -284,7 +292,7 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, options: RecipeRun,
         if verbose:
             by_steps = (f" or {int(budget_steps * phase['until']):,} steps of {budget_steps:,},"
                         " whichever comes first") if options.timesteps else ""
-            print(f"recipe {recipe['name']}: phase {phase['name']} (until "
+            print(f"recipe {recipe['name']}: phase {phase['name']}, {players} players (until "
                   f"{phase['until'] * budget_minutes:.0f} min of {budget_minutes:.0f}"
                   f"{by_steps})", flush=True)
         again = (folder / "latest.json").exists()
@@ -293,7 +301,8 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, options: RecipeRun,
         if not state_path.exists():  # (the run's class, for a resume from its first phase)
             files.write_json(state_path, state)
         summary = trainer.run()
-        _add_rungs(state, trainer.history, recipe["players"])
+        if players == recipe["players"]:  # (another count's evaluations: another ladder)
+            _add_rungs(state, trainer.history, players)
         state["done"].append(phase["name"])
         state["elapsed_seconds"] = round(trainer.elapsed_now(), 1)
         state["steps"] = steps + int(summary["timesteps"])
@@ -346,7 +355,9 @@ def _phases_agent(recipe: dict[str, Any], out: Path, state: dict[str, Any]) -> P
         return out / last / "latest.safetensors"
     done = {p["name"]: state["phases"][p["name"]]["timesteps"] for p in recipe["phases"]
             if p["name"] in state["done"]}
-    state["kept"] = ladder.best_on_ladder(out, done, recipe["players"])
+    own = [p["name"] for p in recipe["phases"]
+           if p.get("players", recipe["players"]) == recipe["players"]]
+    state["kept"] = ladder.best_on_ladder(out, done, recipe["players"], counted=own)
     return out / state["kept"]["file"]
 
 
