@@ -30,6 +30,8 @@ LEAST = {"--games": 6, "--eval-every": 1, "--eval-games": 4}  # (6: every seatin
 NOT_RUN = {  # a command containing this is only parsed, never run: why
     "pip install": "installs packages: .ci/run runs the Quickstart's install commands themselves",
     "tensorboard": "a server that runs until it is stopped",
+    "machu serve": "a server that runs until it is stopped: the browser tests start it (tests/web/"
+                   "conftest.py) and play it",
     "--ray": "needs a Ray instance or cluster: tests/project/test_ray.py runs the same calls",
     "rllib_ppo": "RLlib training: tests/envs/test_rllib.py runs it",
     "rllib:": "needs the RLlib run above",
