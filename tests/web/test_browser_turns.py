@@ -110,7 +110,7 @@ def test_the_rules_panel_and_district_descriptions_on_tap(server, browser):
 def test_a_three_player_game_says_why_it_starts_on_day_two(server, browser):
     start(browser, server, players="3")
     wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
-    assert "3-player games start on day 2" in browser.find_element(By.ID, "clock").text
+    assert "(3 players: from day 2)" in browser.find_element(By.ID, "clock").text
 
 
 def test_your_last_turn_of_the_day_is_announced(server, browser):
