@@ -13,7 +13,7 @@ page's strip shows them). It holds what ``Game.view(player)`` holds:
 * the 15 districts, laid out as a crossing-free drawing of the reconstructed adjacency
   (RULES §11.1: the real board's geometry is not in the rulebooks); a line joins two districts
   whose border the Prince crosses for free. In each district (its short name; the full one in
-  its tooltip), at ``MAP_TEXT`` units: the bonus units (lettered goods squares, or temple
+  its tooltip), at ``MAP_TEXT`` units: the bonus units (goods squares with their shapes, or temple
   stones on the temples), every player's Incas (``P1×2``: seat and count) and the Princes
   (crowned token with the seat number);
 * the market columns (4 spaces, prices 6 5 4 3, filled from the top) and the bank supply; the
@@ -46,7 +46,7 @@ from machu_env.views.svg_kit import (  # noqa: F401  (the names the picture's us
     CELL_W,
     CHAR_W,
     GOODS_COLOURS,
-    GOODS_LETTER,
+    GOODS_ICON,
     GRID,
     MAP_TEXT,
     MAP_X,
@@ -65,6 +65,7 @@ from machu_env.views.svg_kit import (  # noqa: F401  (the names the picture's us
     _goods_chip,
     _text,
     _token,
+    goods_symbols,
 )
 from machu_env.views.svg_parts import (  # noqa: F401
     MARKET_H,
@@ -171,7 +172,7 @@ def _districts(v: dict[str, Any], boxes: dict[str, Box]) -> list[str]:
                                f'fill="#9e9e9e" stroke="#444"><title>{title}</title></rect>')
                 else:
                     out.append(_goods_chip(x + 5 + 24 * k, y + 25, _BONUS_GOOD[d], size=20,
-                                           letter=MAP_TEXT, title=title))
+                                           title=title))
         # Incas of every player (production districts and the Sun Clock), two to a row;
         # the Princes in the bottom right corner
         k = 0
@@ -276,7 +277,7 @@ def board_svg(game: Game, player: int | str | None = None,
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Verdana, Arial, '
            'sans-serif">',
-           f"<title>The Princes of Machu Picchu: {escape(head)}</title>",
+           f"<title>The Princes of Machu Picchu: {escape(head)}</title>", goods_symbols(),
            f'<rect width="{width}" height="{height}" fill="#fffdf8"/>',
            _text(MAP_X, 30, _fit(head, width - 2 * MAP_X, 17), 17, weight="bold"),
            _text(width - MAP_X, 47, about, MIN_TEXT, "end", fill="#555")]

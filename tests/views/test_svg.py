@@ -16,7 +16,7 @@ from machu_env import Game
 from machu_env.rules.data import CARDS, DISTRICTS, GOODS, PRODUCTION_DISTRICTS
 from machu_env.views.phrases import DECISION_WORDS, SHORT_LABELS, card_words
 from machu_env.views.render import render_text
-from machu_env.views.svg import GOODS_LETTER, LABELS, board_size, board_svg
+from machu_env.views.svg import LABELS, board_size, board_svg
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -75,14 +75,15 @@ def test_the_picture_holds_the_districts_incas_princes_and_trail():
         owners = [(p, pv["incas"][d]) for p, pv in enumerate(v["players"]) if pv["incas"][d]]
         counts = [f"P{p}\u00d7{n}" for p, n in owners]  # seat and count: "P1×2"
         princes = sorted(str(p) for p, pv in enumerate(v["players"]) if pv["prince"] == d)
-        chips = [GOODS_LETTER[GOODS[DISTRICTS.index(d)]]] * v["bonus"][d]  # bonus goods
+        good = GOODS[DISTRICTS.index(d)]  # bonus goods: squares of the good's shape
+        shapes = [u.get("href") for u in groups[d].iter(f"{NS}use")]
+        assert shapes == [f"#good-{good}"] * v["bonus"][d]
         assert _texts(groups[d])[0] == SHORT_LABELS[d]
-        assert sorted(_texts(groups[d])[1:]) == sorted([*chips, *counts, *princes])
+        assert sorted(_texts(groups[d])[1:]) == sorted([*counts, *princes])
         titles = [t.text for t in groups[d].iter(f"{NS}title")]  # tooltips say it in words
         assert LABELS[d] in titles  # (the full name)
         if v["bonus"][d]:
-            assert titles.count(f"bonus: {v['bonus'][d]} {GOODS[DISTRICTS.index(d)]}") == len(
-                chips)
+            assert titles.count(f"bonus: {v['bonus'][d]} {good}") == len(shapes)
         for p, n in owners:
             assert f"Player {p}: {n} Inca{'s' * (n != 1)} in {LABELS[d]}" in titles
         for p in princes:
@@ -276,3 +277,22 @@ def test_the_heading_and_the_last_moves_caption_never_meet():
                 right_edge = MAP_X + CHAR_W[12] * len(unescape(caption[4]))
                 assert right_edge < WIDTH - MAP_X - CHAR_W[12] * len(unescape(about[4])), svg
             game.play(rng.choice(game.legal_action_ids()))
+
+
+def test_every_good_has_one_shape_defined_once_and_no_letter_a_seat_could_share():
+    """The goods read without colour and without letters ("P1" pottery beside the "P1" seat):
+    each chip is the good's colour with its own shape (``#good-<name>``), defined once in the
+    picture, its word in the tooltip."""
+    game = _midgame(3, 2, 60)
+    svg = board_svg(game, player=0)
+    root = ET.fromstring(svg)
+    symbols = {s.get("id") for s in root.iter(f"{NS}symbol")}
+    assert symbols == {f"good-{g}" for g in GOODS}
+    shapes = {s.get("id"): s.find(f"{NS}path").get("d") for s in root.iter(f"{NS}symbol")}
+    assert len(set(shapes.values())) == len(GOODS)  # five different shapes
+    for g in root.iter(f"{NS}g"):
+        if "good" in (g.get("class") or "").split():
+            name = g.get("class").split()[1]
+            assert [u.get("href") for u in g.iter(f"{NS}use")] == [f"#good-{name}"]
+            assert name in g.find(f"{NS}title").text
+            assert not [t for t in g.iter(f"{NS}text")]  # no letter on the chip

@@ -1,6 +1,6 @@
-"""What the page says in words on a phone: every player's goods named by the board's letters as
-well as by colour, and the others' moves since yours shown whole on a tap (two lines until
-then; no text that only a hover tooltip shows). Marked ``browser``."""
+"""What the page says in words on a phone: every player's goods shown by the board's shapes as
+well as by colour and named on a tap, and the others' moves since yours shown whole on a tap
+(two lines until then; no text that only a hover tooltip shows). Marked ``browser``."""
 
 from __future__ import annotations
 
@@ -19,8 +19,6 @@ from selenium.webdriver.common.by import By  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from web_phone import phone  # noqa: E402
 
-LETTERS = "CLKPW"  # corn, llama, coca, pottery, cloth: the board's letters
-
 
 def play_first(browser, pause: float) -> bool:
     """Play the first move on the screen (False when there is none), then wait ``pause`` s."""
@@ -32,14 +30,18 @@ def play_first(browser, pause: float) -> bool:
     return bool(buttons)
 
 
-def _strip_rows(browser) -> list[list[tuple[str, str]]]:
+def _strip_rows(browser) -> list[list[tuple[str, str, str, bool]]]:
+    """Each strip row's goods: the text, the label, the shape used and whether the board on
+    the page defines that shape."""
     return browser.execute_script(
         "return [...document.querySelectorAll('#strip .row')].map((r) => "
-        "[...r.querySelectorAll('.nb .g')].map((g) => [g.textContent, "
-        "g.getAttribute('aria-label')]))")
+        "[...r.querySelectorAll('.nb .g')].map((g) => { const u = g.querySelector('use'); "
+        "const href = u ? u.getAttribute('href') : ''; return [g.textContent, "
+        "g.getAttribute('aria-label'), href, !!(href && document.querySelector("
+        "'#board svg symbol' + href))]; }))")
 
 
-def test_the_strip_names_every_good_by_its_board_letter(server, browser):
+def test_the_strip_shows_every_good_by_its_board_shape_and_names_it_on_a_tap(server, browser):
     phone(browser)
     start(browser, server, seed="5", players="3")
     wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#strip .row"))
@@ -47,10 +49,14 @@ def test_the_strip_names_every_good_by_its_board_letter(server, browser):
     assert len(rows) == 3
     names = ["corn", "llama", "coca", "pottery", "cloth"]
     for row in rows:
-        assert [text[0] for text, _ in row] == list(LETTERS), row
-        for (text, label), name in zip(row, names, strict=True):
-            count = re.fullmatch(r"[CLKPW](\d+)", text)
-            assert count and label == f"{count.group(1)} {name}", (text, label)
+        for (text, label, shape, defined), name in zip(row, names, strict=True):
+            assert re.fullmatch(r"\d+", text), text  # the count alone: no letter, no "P1"
+            assert label == f"{text} {name}" and shape == f"#good-{name}" and defined
+    chip = browser.find_element(By.CSS_SELECTOR, "#strip .row .g.pottery")
+    chip.click()  # a tap says the word
+    word = browser.execute_script(
+        "return getComputedStyle(arguments[0], '::after').content", chip)
+    assert "pottery" in word
     assert not errors(browser)
 
 
