@@ -26,7 +26,6 @@ game with it against ``random`` and asserts the goals.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import re
 import statistics
@@ -81,6 +80,7 @@ const rows = [...document.querySelectorAll("#strip .row")];
 return {decision: game.decision, prompt: seen(document.getElementById("status")),
         bar: seen(document.getElementById("bar")), spots: spots.length,
         strip: rows.length === game.num_players && rows.every(seen), part: part,
+        view: (board.querySelector("svg") || {getAttribute: () => null}).getAttribute("viewBox"),
         sideways: document.documentElement.scrollWidth > innerWidth + 1};"""
 
 # what a thumb meets at the board's scale as shown: every board text's size on the screen, and
@@ -320,7 +320,14 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
         total = sum(t[whole] for t in thumbs)
         return round(sum(t[part] for t in thumbs) / total, 4) if total else None
 
+    # consecutive decisions of one kind (two Prince moves, two productions...): the board's
+    # view should stay put between them
+    pairs = [(a, b) for a, b in zip(contexts, contexts[1:], strict=False)
+             if a["decision"] == b["decision"]]
+    moved = sum(a.get("view") != b.get("view") for a, b in pairs)
     return {"decisions": len(contexts), "all_in_view": len(together),
+            "same_kind_pairs": len(pairs), "same_kind_view_changes": moved,
+            "same_kind_view_change_share": round(moved / len(pairs), 4) if pairs else None,
             "board_texts_9px_share": share("texts_9px", "texts"),
             "legal_spots_44px_share": share("spots_44px", "spots"),
             "hit_area_overlaps": sum(t["overlaps"] for t in thumbs),
@@ -393,8 +400,15 @@ def main() -> None:
               "machine": f"{cpu_model()} ({platform.machine()})", "viewport": "390x844 touch",
               **summary(result), "off_screen": result["off_screen"],
               "confirmed_by": result["confirmed_by"], "status": result["status"]}
-    Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
-    print(json.dumps(record, indent=1))
+    from machu_env.core import files
+
+    files.write_json(Path(args.out), record)
+    print(f"{record['decisions']} decisions: all in view at {record['all_in_view']}; board "
+          f"moves {record['board_moves']}, buttons {record['button_moves']}; the view moved "
+          f"between {record['same_kind_view_changes']} of {record['same_kind_pairs']} "
+          f"decisions of one kind in a row; presses off screen {record['presses_off_screen']}; "
+          f"your move {record['own_move_ms_median']} ms, the reply {record['reply_ms_median']} "
+          f"ms (medians); wrote {args.out}")
 
 
 if __name__ == "__main__":
