@@ -1,6 +1,7 @@
 """The browser, a replay on a phone: its bar is compact (prev, the slider and next on one row;
 where and *play on from here* on the next), at most a quarter of a 390x844 screen, and every
-control of it on the screen with nothing over it. Marked ``browser``."""
+control of it on the screen with nothing over it; its board is readable (text 9 px and more)
+in a box that pans both ways. Marked ``browser``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ webdriver = pytest.importorskip("selenium.webdriver")
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from browser_kit import errors, wait  # noqa: E402
+from browser_kit import errors, smallest_board_text, wait  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -52,4 +53,9 @@ def test_a_replays_bar_is_compact_on_a_phone_and_its_controls_in_view(server, br
         "return ['r-prev', 'r-slider', 'r-next', 'r-where'].map((id) => "
         "Math.round(document.getElementById(id).getBoundingClientRect().top / 10))")
     assert rows[0] == rows[2] and rows[3] > rows[0]  # prev and next on a row; where under it
+    assert smallest_board_text(browser) >= 9
+    pans = browser.execute_script(
+        "const b = document.getElementById('board'); return [b.scrollWidth > b.clientWidth, "
+        "document.documentElement.scrollWidth > innerWidth]")
+    assert pans == [True, False]  # the board's box pans; the page never scrolls sideways
     assert not errors(browser)

@@ -46,9 +46,9 @@ def _spots(browser):
 def test_every_legal_spot_has_a_hit_area_and_a_tap_in_it_chooses_the_move(server, browser,
                                                                           whole):
     """At each of the first decisions, with the board showing the decision's part (the
-    default) or the whole board: every legal spot's hit area holds its piece and meets no other;
-    on the decision's part each is 44 px or more. A tap in a moon tile's margin (off the piece)
-    chooses its move."""
+    default) or the whole board (full size, in a box that pans): every legal spot's hit area
+    holds its piece, meets no other and is 44 px or more. On the decision's part a tap in a moon
+    tile's margin (off the piece) chooses its move."""
     phone(browser)
     browser.get(server)
     browser.execute_script("localStorage.setItem('machu-board', arguments[0])",
@@ -65,10 +65,10 @@ def test_every_legal_spot_has_a_hit_area_and_a_tap_in_it_chooses_the_move(server
             assert hit[2] >= piece[2] - 0.5 and hit[3] >= piece[3] - 0.5, a
             assert not any(_meet(hit, b["hit"]) for b in areas if b is not a), a
         widths = [min(a["hit"][2] - a["hit"][0], a["hit"][3] - a["hit"][1]) for a in areas]
-        if not whole:
-            assert min(widths) >= 43.5, (widths, [a["id"] for a in areas])
-        tile = next((a for a in areas if a["id"].startswith("moon-")
-                     and a["hit"][3] - a["piece"][3] > 4), None)
+        assert min(widths) >= 43.5, (widths, [a["id"] for a in areas])
+        tile = None if whole else next((a for a in areas if a["id"].startswith("moon-")
+                     and max(a["hit"][3] - a["piece"][3], a["piece"][1] - a["hit"][1]) > 4),
+                    None)
         if tile:
             break
         before = len(browser.find_elements(By.CSS_SELECTOR, "#history li"))
@@ -77,11 +77,16 @@ def test_every_legal_spot_has_a_hit_area_and_a_tap_in_it_chooses_the_move(server
                                "document.getElementById('confirm-yes').click()", spot)
         wait(lambda b=before: len(browser.find_elements(By.CSS_SELECTOR, "#history li")) > b
              and _spots(browser))
+    if whole:  # (full size: the pieces themselves are 40 px and more, no margin to tap)
+        assert not errors(browser)
+        return
     assert tile, "no moon tile to stay on in the first decisions"
     # a tap in the area but off the piece (its margin below, in the middle) chooses the move
     browser.execute_script("window.scrollTo(0, 0)")
     tile = next(a for a in browser.execute_script(AREAS) if a["id"] == tile["id"])
-    x, y = (tile["piece"][0] + tile["piece"][2]) / 2, (tile["piece"][3] + tile["hit"][3]) / 2
+    below = tile["hit"][3] - tile["piece"][3] >= tile["piece"][1] - tile["hit"][1]
+    x = (tile["piece"][0] + tile["piece"][2]) / 2  # (the wider margin's middle)
+    y = (tile["piece"][3] + tile["hit"][3] if below else tile["piece"][1] + tile["hit"][1]) / 2
     _tap(browser, x, y)
     wait(lambda: browser.find_element(By.ID, "confirm-bar").is_displayed())
     chosen = browser.execute_script("return document.querySelector('#board svg g.chosen').id")
