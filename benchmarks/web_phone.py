@@ -81,6 +81,14 @@ return {decision: game.decision, prompt: seen(document.getElementById("status"))
         bar: seen(document.getElementById("bar")), spots: spots.length,
         strip: rows.length === game.num_players && rows.every(seen), part: part,
         view: (board.querySelector("svg") || {getAttribute: () => null}).getAttribute("viewBox"),
+        others_since: (() => { const h = game.history; let to = h.length;  // (as the page)
+          while (to > 0 && h[to - 1].player === game.seat) to--;
+          let from = to; while (from > 0 && h[from - 1].player !== game.seat) from--;
+          return to - from; })(),
+        since_seen: seen(document.getElementById("since"))
+          && document.getElementById("since").textContent.length > 0,
+        log_pressable: pressable(document.getElementById("log-open")),
+        hint_pressable: pressable(document.getElementById("hint-ask")),
         sideways: document.documentElement.scrollWidth > innerWidth + 1};"""
 
 # what a thumb meets at the board's scale as shown: every board text's size on the screen, and
@@ -325,7 +333,12 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
     pairs = [(a, b) for a, b in zip(contexts, contexts[1:], strict=False)
              if a["decision"] == b["decision"]]
     moved = sum(a.get("view") != b.get("view") for a, b in pairs)
+    after = [c for c in contexts if c.get("others_since")]  # the others moved since yours
     return {"decisions": len(contexts), "all_in_view": len(together),
+            "decisions_after_others_moved": len(after),
+            "others_moves_in_view": sum(bool(c.get("since_seen")) for c in after),
+            "move_log_one_tap_away": sum(bool(c.get("log_pressable")) for c in contexts),
+            "hint_one_tap_away": sum(bool(c.get("hint_pressable")) for c in contexts),
             "same_kind_pairs": len(pairs), "same_kind_view_changes": moved,
             "same_kind_view_change_share": round(moved / len(pairs), 4) if pairs else None,
             "board_texts_9px_share": share("texts_9px", "texts"),
@@ -406,7 +419,10 @@ def main() -> None:
     print(f"{record['decisions']} decisions: all in view at {record['all_in_view']}; board "
           f"moves {record['board_moves']}, buttons {record['button_moves']}; the view moved "
           f"between {record['same_kind_view_changes']} of {record['same_kind_pairs']} "
-          f"decisions of one kind in a row; presses off screen {record['presses_off_screen']}; "
+          f"decisions of one kind in a row; the others' moves in view at "
+          f"{record['others_moves_in_view']} of {record['decisions_after_others_moved']}, the "
+          f"move log one tap away at {record['move_log_one_tap_away']}; presses off screen "
+          f"{record['presses_off_screen']}; "
           f"your move {record['own_move_ms_median']} ms, the reply {record['reply_ms_median']} "
           f"ms (medians); wrote {args.out}")
 
