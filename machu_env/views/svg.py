@@ -34,6 +34,7 @@ alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -228,6 +229,25 @@ def _highlight(last: tuple[int, str], boxes: dict[str, Box], room: float) -> lis
     return out
 
 
+def _earlier(earlier: Sequence[tuple[int, str]], last: tuple[int, str] | None,
+             boxes: dict[str, Box]) -> list[str]:
+    """The others' earlier decisions since the viewer's own: a thin dashed outline on the
+    parts of the board each names (not over the last decision's own outline)."""
+    drawn = set(named_parts(last[1])) if last is not None else set()
+    out = []
+    for p, action in earlier:
+        for part in named_parts(action):
+            if part in drawn or part not in boxes:
+                continue
+            drawn.add(part)
+            x, y, w, h = boxes[part]
+            out.append(f'<rect class="earlier" x="{x - 3:.1f}" y="{y - 3:.1f}" '
+                       f'width="{w + 6:.1f}" height="{h + 6:.1f}" rx="7" fill="none" '
+                       'stroke="#d55e00" stroke-width="2.5" stroke-dasharray="6 4">'
+                       f'<title>earlier: P{p} {escape(say(action))}</title></rect>')
+    return out
+
+
 def _phone_parts(game: Game, v: dict[str, Any], boxes: dict[str, Box]) -> list[str]:
     """The phone's parts under the map: the moon tiles in one row (the texts and spacing of the
     districts: a Prince's move and a stay share the map's scale), the days and the Sun, the
@@ -245,13 +265,16 @@ def _phone_parts(game: Game, v: dict[str, Any], boxes: dict[str, Box]) -> list[s
 
 
 def board_svg(game: Game, player: int | str | None = None,
-              last: tuple[int, str] | None = None, layout: str = "wide") -> str:
+              last: tuple[int, str] | None = None, layout: str = "wide",
+              earlier: Sequence[tuple[int, str]] = ()) -> str:
     """The board of ``game`` as an SVG document (a string): as seat ``player`` sees it (other
     hands shown as a count), ``"public"`` (no hand shown) or ``None`` (every hand shown).
     ``last``: (seat, action as the viewer may see it) of the decision just played, shown in a
     caption and outlined on the board (the replays use it). ``layout``: ``"wide"`` (the parts
     beside the map, the players' panels under it) or ``"phone"`` (the parts under the map, the
-    trail in two rows, no panels: the web page's strip shows the players)."""
+    trail in two rows, no panels: the web page's strip shows the players). ``earlier``: the
+    others' decisions before ``last`` since the viewer's own (seat, action as the viewer may see
+    it), outlined thin and dashed: every move the viewer has not answered yet is on the board."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     v = game.view(player)  # validates player
@@ -294,6 +317,7 @@ def board_svg(game: Game, player: int | str | None = None,
         scores = game.scores() if v["game_over"] else None  # public at the end (R9)
         for p in range(n):
             out += _panel(v, p, scores, PANELS_Y + PANEL_H * p)
+    out += _earlier(earlier, last, boxes)
     if last is not None:
         out += _highlight(last, boxes, room)
     out.append("</svg>")

@@ -138,6 +138,21 @@ class Session:
                 return p, visible_notation(action, p, viewer)
         return None
 
+    def _others_before_last(self, viewer) -> list[tuple[int, str]]:
+        """The other seats' decisions since the human's own before the latest one (the
+        page's since-line, less its first entry), as the viewer may see them: outlined thin
+        on the board until the human moves. None for a watcher (every seat is another's)."""
+        if self.seat is None:
+            return []
+        history = self.game.history
+        to = len(history)
+        while to and history[to - 1][0] == self.seat:  # (the human's own turn, going on)
+            to -= 1
+        start = to
+        while start and history[start - 1][0] != self.seat:
+            start -= 1
+        return [(p, visible_notation(a, p, viewer)) for p, a in history[start:max(to - 1, 0)]]
+
     def _legal(self) -> list[dict[str, Any]]:
         """The human's legal actions: id, notation and what each does and costs in words."""
         game, everything = self.game, self.game.view(None)
@@ -172,7 +187,8 @@ class Session:
             "current_player": None if self.finished else game.current_player,
             "your_turn": your_turn,
             "pending": not self.finished and not your_turn and self.error is None,
-            "svg": board_svg(game, viewer, self._last_other(viewer), layout),
+            "svg": board_svg(game, viewer, self._last_other(viewer), layout,
+                             earlier=self._others_before_last(viewer)),
             "legal": self._legal() if your_turn else [],
             "history": [{"player": p, "agent": self.names[p], "day": d, "action": shown,
                          "says": (say_you(shown) if p == seat else say(shown))

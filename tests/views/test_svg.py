@@ -296,3 +296,23 @@ def test_every_good_has_one_shape_defined_once_and_no_letter_a_seat_could_share(
             assert [u.get("href") for u in g.iter(f"{NS}use")] == [f"#good-{name}"]
             assert name in g.find(f"{NS}title").text
             assert not [t for t in g.iter(f"{NS}text")]  # no letter on the chip
+
+
+def test_the_others_earlier_moves_are_outlined_thin_beside_the_last_one():
+    """``earlier``: the others' decisions before the last one since the viewer's own, each
+    outlined thin and dashed on the parts it names (the last one keeps its thick outline and
+    caption; a part both name is outlined once, thick)."""
+    from machu_env.views.svg import named_parts
+
+    game = _midgame(3, 4, 40)
+    earlier = [(1, "move sun_temple"), (2, "stay coca"), (2, "move central_plaza")]
+    last = (1, "move central_plaza")
+    root = ET.fromstring(board_svg(game, player=0, last=last, earlier=earlier))
+    thin = [r for r in root.iter(f"{NS}rect") if r.get("class") == "earlier"]
+    titles = sorted(r.find(f"{NS}title").text for r in thin)
+    assert titles == ["earlier: P1 moves the Prince to the Sun Temple",
+                      "earlier: P2 stays and takes the coca moon tile"]  # (the plaza: the last's)
+    assert all(r.get("stroke-dasharray") for r in thin)
+    assert named_parts("stay coca") == ["moon-coca"]
+    plain = ET.fromstring(board_svg(game, player=0, last=last))
+    assert not [r for r in plain.iter(f"{NS}rect") if r.get("class") == "earlier"]
