@@ -1,6 +1,5 @@
-"""Reproduces research/log.md, "Recipes for 4 and 5 players" (2026-12-07, evening).
-
-One recipe run's finished phases handed to another recipe's run whose first phases are the same
+# Reproduces research/log.md, "Recipes for 4 and 5 players" (2026-12-07).
+"""One recipe run's finished phases handed to another recipe's run whose first phases are the same
 (the same settings, player count, step budget and seed: a run is reproducible for its seed, so
 the second run would have trained exactly these). The phases' folders are copied and the second
 run's ``recipe.json`` records them as done, with their steps and seconds; ``machu train
@@ -49,7 +48,7 @@ def share(source: Path, target: Path, phases: list[str]) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source", type=Path)
     parser.add_argument("target", type=Path)
     parser.add_argument("phases", nargs="+")

@@ -253,8 +253,10 @@ def test_the_step_budget_ends_each_phase_at_its_share_of_it(tmp_path, capsys):
     state = recipes.run(str(_file(tmp_path, recipe)), tmp_path / "run", minutes=30,
                         timesteps=8192)
     said = capsys.readouterr().out
-    assert "phase fast (until 15 min of 30 or 4,096 steps of 8,192, whichever comes first)" in said
-    assert "phase league (until 30 min of 30 or 8,192 steps of 8,192, whichever" in said
+    assert "phase fast, 2 players (until 15 min of 30 or 4,096 steps of 8,192, whichever comes " \
+        "first)" in said
+    assert "phase league, 2 players (until 30 min of 30 or 8,192 steps of 8,192, whichever" \
+        in said
     assert state["done"] == ["fast", "league"]  # rollouts of 16 games x 64 steps: 1,024
     assert state["phases"]["fast"]["timesteps"] == 4096
     assert state["phases"]["league"]["timesteps"] == 4096 and state["steps"] == 8192
