@@ -106,6 +106,22 @@ def test_the_readme_is_short_and_each_figure_links_its_result_file():
         assert re.search(r"20\d\d-\d\d-\d\d", cells[-2]) and "core" in cells[-2], row
 
 
+# the guides' lengths (commands first; their long forms are in research/), in lines
+LONGEST = {"training.md": 250, "agents.md": 200, "environments.md": 250, "rendering.md": 250}
+
+
+def test_the_guides_are_short_and_no_line_of_a_user_page_runs_past_120_characters():
+    """A page reads on a laptop without a scroll sideways: no line over 120 characters (the
+    specification, RULES.md, excepted: it is the rules as written), and the guides keep to
+    their lengths."""
+    long_lines = [f"{p.name}:{n} ({len(line)})" for p in [ROOT / "README.md", *PAGES]
+                  if p.name != "RULES.md"
+                  for n, line in enumerate(p.read_text().splitlines(), 1) if len(line) > 120]
+    assert not long_lines, long_lines
+    lengths = {name: len((DOCS / name).read_text().splitlines()) for name in LONGEST}
+    assert all(lengths[name] <= most for name, most in LONGEST.items()), lengths
+
+
 DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
 CODE_ISSUE = re.compile(r"(?i)\bissues? #\d+")  # (in code, "#222" is a colour)
 
