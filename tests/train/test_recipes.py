@@ -335,12 +335,14 @@ def test_a_recipes_defaults_are_every_phases_start_and_a_phase_overrides_them(tm
         recipes.load(str(_file(tmp_path, recipe)))
 
 
-def test_a_phase_may_train_another_player_count_and_only_the_recipes_own_count_is_kept(tmp_path,
-                                                                                        capsys):
+def test_a_phase_may_train_another_player_count_and_only_the_recipes_own_count_is_kept(
+        tmp_path, capsys, monkeypatch):
     """A curriculum by player count (the 4- and 5-player recipes start with 3 players): the
     3-player phase trains and evaluates the 3-player game, the next phase starts from its
     policy in the recipe's game, and the kept agent and the rungs come from the recipe's own
     count only."""
+    for players in (2, 3):  # (every evaluation reaches the gold rung: its line is said or not)
+        monkeypatch.setitem(ladder.GOLD_MARK, players, 0.0)
     recipe = copy.deepcopy(TINY)
     recipe.update(players=3, keep="ladder")
     recipe["phases"][0].update(players=2)
@@ -349,6 +351,10 @@ def test_a_phase_may_train_another_player_count_and_only_the_recipes_own_count_i
     state = recipes.run(str(_file(tmp_path, recipe)), tmp_path / "run", seed=5, threads=1)
     out = capsys.readouterr().out
     assert "phase fast, 2 players" in out and "phase league, 3 players" in out
+    two = out[out.index("phase fast, 2 players"):out.index("phase league, 3 players")]
+    three = out[out.index("phase league, 3 players"):]
+    assert "rung reached" not in two and "rung reached" in three  # (the recipe's own game's)
+    assert "gold" in state["rungs"]
     run = tmp_path / "run"
     heads = [(run / p / "history.csv").read_text().splitlines()[0] for p in ("fast", "league")]
     assert "win_vs_ppo-2p-v1" in heads[0] and "win_vs_ppo-3p-v1" in heads[1]

@@ -297,7 +297,8 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, options: RecipeRun,
                   f"{by_steps})", flush=True)
         again = (folder / "latest.json").exists()
         trainer = Trainer(config, resume=again, verbose=verbose, elapsed=elapsed)
-        trainer.rungs_before = frozenset(state.get("rungs", []))
+        trainer.rungs_before = frozenset(state.get("rungs", [])) if players == \
+            recipe["players"] else frozenset(name for name, _ in ladder.ladder(players))
         if not state_path.exists():  # (the run's class, for a resume from its first phase)
             files.write_json(state_path, state)
         summary = trainer.run()
