@@ -116,6 +116,7 @@ const small = texts.filter((s) => s < 9).length;
 return {texts: texts.length, texts_9px: texts.length - small,
         smallest_text: texts.length ? Math.min(...texts) : null, spots: areas.length,
         spots_44px: areas.filter((a) => a[2] - a[0] >= 43.5 && a[3] - a[1] >= 43.5).length,
+        spots_48px: areas.filter((a) => a[2] - a[0] >= 47.5 && a[3] - a[1] >= 47.5).length,
         smallest_spot: areas.length ? Math.min(...areas.map(
           (a) => Math.min(a[2] - a[0], a[3] - a[1]))) : null,
         overlaps, pairs: pairs.slice(0, 3), board_height: box.height};"""
@@ -343,6 +344,7 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
             "same_kind_view_change_share": round(moved / len(pairs), 4) if pairs else None,
             "board_texts_9px_share": share("texts_9px", "texts"),
             "legal_spots_44px_share": share("spots_44px", "spots"),
+            "legal_spots_48px_share": share("spots_48px", "spots"),
             "hit_area_overlaps": sum(t["overlaps"] for t in thumbs),
             "overlapping_spots": sorted({p for t in thumbs for p in t["pairs"]})[:10],
             "all_in_view_share": round(len(together) / max(len(contexts), 1), 4),

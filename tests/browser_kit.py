@@ -77,6 +77,27 @@ def record_where(found, players=2, games=300):
             return game_record(game, ["random"] * players), at
     raise AssertionError("no such position in the random games")
 
+def open_replay(browser, server, tmp_path, seed):
+    """A random 2-player game (seat 0 "you", seat 1 ``random``) opened as a replay from its
+    record file, shown at its start: the finished ``Game``."""
+    import json
+    import random
+
+    from machu_env import Game
+    from machu_env.core.records import game_record
+
+    game, rnd = Game(2, seed=seed), random.Random(seed)
+    while not game.is_over:
+        game.play(rnd.choice(game.legal_action_ids()))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game_record(game, ["you", "random"])))
+    browser.get(server)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
+    browser.find_element(By.ID, "record-file").send_keys(str(path))
+    wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
+    return game
+
+
 def open_branch(server, browser, record, at, players=2):
     import json
     import urllib.request

@@ -129,3 +129,16 @@ def hidden_permuted(game: Game, rng: random.Random) -> Game:
     for version in (1, 2, 3):
         assert np.array_equal(g.observation(p, version), game.observation(p, version))
     return g
+
+
+def others_since(history: list[dict], seat: int) -> list[dict]:
+    """The others' decisions between ``seat``'s previous turn and its present one (its own
+    decisions of this turn skipped), oldest first: what the page's since-line and the board's
+    outlines show (``history`` as ``machu serve``'s state gives it)."""
+    to = len(history)
+    while to and history[to - 1]["player"] == seat:
+        to -= 1
+    start = to
+    while start and history[start - 1]["player"] != seat:
+        start -= 1
+    return history[start:to]

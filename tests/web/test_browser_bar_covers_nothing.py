@@ -5,14 +5,11 @@ so at the page's end none is left under the bar. Marked ``browser``."""
 
 from __future__ import annotations
 
-import json
-import random
-
 import pytest
 
 pytestmark = pytest.mark.browser
 webdriver = pytest.importorskip("selenium.webdriver")
-from browser_kit import errors, open_branch, record_where, wait  # noqa: E402
+from browser_kit import errors, open_branch, open_replay, record_where, wait  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 # every visible control outside the bar whose box reaches under the bar's top, the page
@@ -44,17 +41,6 @@ def test_no_control_stays_under_the_fixed_bar(server, browser, tmp_path, width):
         browser.execute_script("document.getElementById('hint-on').click()")
     wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint tr.hint-row"))
     assert browser.execute_script(UNDER_BAR) == []
-    from machu_env import Game
-    from machu_env.core.records import game_record
-
-    game, rnd = Game(2, seed=9), random.Random(9)
-    while not game.is_over:
-        game.play(rnd.choice(game.legal_action_ids()))
-    path = tmp_path / "game.json"
-    path.write_text(json.dumps(game_record(game, ["you", "random"])))
-    browser.get(server)
-    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
-    browser.find_element(By.ID, "record-file").send_keys(str(path))
-    wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
+    open_replay(browser, server, tmp_path, seed=9)
     assert browser.execute_script(UNDER_BAR) == []
     assert not errors(browser)

@@ -1,6 +1,6 @@
-"""The phone's board for thumbs: every legal spot has an invisible hit area of 44 x 44 px around
-its piece where the neighbouring spots leave room, no two areas meet, and a tap anywhere in an
-area chooses its move. Marked ``browser``."""
+"""The phone's board for thumbs: every legal spot has an invisible hit area of 48 x 48 px around
+its piece where the neighbouring spots leave room (never under 44 px), no two areas meet, and a
+tap anywhere in an area chooses its move. Marked ``browser``."""
 
 from __future__ import annotations
 
@@ -47,8 +47,8 @@ def test_every_legal_spot_has_a_hit_area_and_a_tap_in_it_chooses_the_move(server
                                                                           whole):
     """At each of the first decisions, with the board showing the decision's part (the
     default) or the whole board (full size, in a box that pans): every legal spot's hit area
-    holds its piece, meets no other and is 44 px or more. On the decision's part a tap in a moon
-    tile's margin (off the piece) chooses its move."""
+    holds its piece, meets no other and is 44 px or more, and most are 48 px. On the
+    decision's part a tap in a moon tile's margin (off the piece) chooses its move."""
     phone(browser)
     browser.get(server)
     browser.execute_script("localStorage.setItem('machu-board', arguments[0])",
@@ -66,6 +66,7 @@ def test_every_legal_spot_has_a_hit_area_and_a_tap_in_it_chooses_the_move(server
             assert not any(_meet(hit, b["hit"]) for b in areas if b is not a), a
         widths = [min(a["hit"][2] - a["hit"][0], a["hit"][3] - a["hit"][1]) for a in areas]
         assert min(widths) >= 43.5, (widths, [a["id"] for a in areas])
+        assert sum(w >= 47.5 for w in widths) >= 0.75 * len(widths), widths
         tile = None if whole else next((a for a in areas if a["id"].startswith("moon-")
                      and max(a["hit"][3] - a["piece"][3], a["piece"][1] - a["hit"][1]) > 4),
                     None)

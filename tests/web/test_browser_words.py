@@ -13,7 +13,8 @@ import pytest
 
 pytestmark = pytest.mark.browser
 pytest.importorskip("selenium.webdriver")
-from browser_kit import errors, start, wait  # noqa: E402
+from browser_kit import errors, open_replay, start, wait  # noqa: E402
+from helpers import others_since  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -83,18 +84,6 @@ def test_the_others_moves_show_whole_on_a_tap(server, browser):
     assert not errors(browser)
 
 
-def _others_since_your_turn(history: list[dict], seat: int) -> list[dict]:
-    """The others' decisions between your previous turn and this one (your own decisions of
-    this turn skipped: the line stays while your turn goes on)."""
-    to = len(history)
-    while to and history[to - 1]["player"] == seat:
-        to -= 1
-    start = to
-    while start and history[start - 1]["player"] != seat:
-        start -= 1
-    return history[start:to]
-
-
 def test_every_move_of_the_others_since_your_turn_is_in_the_line_latest_first(server,
                                                                               browser):
     """At each of your decisions of a 3-player game the line names every decision the others
@@ -105,7 +94,7 @@ def test_every_move_of_the_others_since_your_turn_is_in_the_line_latest_first(se
     for _ in range(60):
         wait(lambda: browser.find_elements(By.CSS_SELECTOR, "button.action"))
         state = browser.execute_script("return game")
-        others = _others_since_your_turn(state["history"], state["seat"])
+        others = others_since(state["history"], state["seat"])
         text = browser.execute_script("return document.getElementById('since').textContent")
         if state["your_turn"] and others:
             said = [f"P{e['player']} {e['says'] or e['action']}" for e in others][::-1]
@@ -224,21 +213,7 @@ def test_no_player_name_in_the_strip_is_cut_on_a_phone(server, browser):
 def test_a_replay_says_your_moves_as_the_game_did(server, browser, tmp_path):
     """In the replay of a game you played, your moves read "You (P0) put..." as they did in the
     game, the others' "P1 (random) puts..."."""
-    import json
-    import random
-
-    from machu_env import Game
-    from machu_env.core.records import game_record
-
-    game, rnd = Game(2, seed=5), random.Random(5)
-    while not game.is_over:
-        game.play(rnd.choice(game.legal_action_ids()))
-    path = tmp_path / "game.json"
-    path.write_text(json.dumps(game_record(game, ["you", "random"])))
-    browser.get(server)
-    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-agent option"))
-    browser.find_element(By.ID, "record-file").send_keys(str(path))
-    wait(lambda: browser.find_element(By.ID, "r-where").text == "start")
+    game = open_replay(browser, server, tmp_path, seed=5)
     texts = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li:not(.day)")]
     mine = [t for k, t in enumerate(texts) if game.history[k][0] == 0]
     theirs = [t for k, t in enumerate(texts) if game.history[k][0] == 1]

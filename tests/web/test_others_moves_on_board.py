@@ -12,23 +12,13 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 
+from helpers import others_since  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from machu_env.views.svg import named_parts  # noqa: E402
 from machu_env.web import Limits, create_app  # noqa: E402
 
 BASE = "http://127.0.0.1:8000"
-
-
-def _since(history, seat):
-    """The others' decisions since ``seat``'s own (the page's since-line, oldest first)."""
-    to = len(history)
-    while to and history[to - 1]["player"] == seat:
-        to -= 1
-    start = to
-    while start and history[start - 1]["player"] != seat:
-        start -= 1
-    return history[start:to]
 
 
 def test_the_others_moves_since_yours_are_outlined_until_you_move():
@@ -39,7 +29,7 @@ def test_the_others_moves_since_yours_are_outlined_until_you_move():
         for _ in range(40):
             if state["over"]:
                 break
-            since = _since(state["history"], 0)
+            since = others_since(state["history"], 0)
             titles = re.findall(r'class="earlier"[^>]*><title>earlier: (P\d) ([^<]*)</title>',
                                 state["svg"])
             last = since[-1] if since else None
