@@ -23,7 +23,9 @@
 set -eo pipefail
 out="$(realpath -m "${1:?give an output folder}")"; repo="$(cd "$(dirname "$0")/.." && pwd)"
 speed="${SPEED_MINUTES:-0.75}"; ladder_minutes="${LADDER_MINUTES:-5}"
-site="${SITE:-/tmp/site}"; cores_total="$(nproc)"
+site="${SITE:-/tmp/site}"
+# the cores this process may use (nproc would obey OMP_NUM_THREADS)
+cores_total="$(python3 -c "import os; print(len(os.sched_getaffinity(0)))")"
 if [ -n "$WORK" ]; then  # (a folder of its own: a WORK that exists is refused, never emptied)
     mkdir "$WORK" || { echo "cores_ladder: WORK=$WORK exists; name a new folder" >&2; exit 2; }
     work="$WORK"

@@ -10,7 +10,7 @@ its public methods: ``reset``, ``checked_actions``, ``advance`` (or ``advance_co
 every opponent is compiled: one fused pass), ``observe``.
 
 Bad input (an action that is not legal, an opponent policy that fails or answers an illegal
-move) raises with the games named, and leaves every game as it was.
+move) raises with the games named, and leaves every game as it was (``undo_on_error``).
 """
 
 from __future__ import annotations
@@ -46,10 +46,9 @@ DEFAULT_MAX_LEARNER_STEPS = 1000
 
 class StepResult(NamedTuple):
     """What ``LearnerBatch.advance`` returns: per game ``rewards`` and ``dones``; the finished
-    games ``ended`` (with ``won``), the truncated ones ``cut`` (with their last learner
-    observations ``cut_obs``, for bootstrapping), and whom the learner met in each of them
-    (``opponents``: the ended games, then the cut ones; an index into ``labels``, the opponents'
-    names and ``mixed``, so that the trainer counts games per opponent without a loop)."""
+    games ``ended`` (with ``won``), the truncated ones ``cut`` (their last learner observations
+    ``cut_obs``, to bootstrap), and whom the learner met in each (``opponents``: the ended games,
+    then the cut ones; an index into ``labels``, the opponents' names and ``mixed``)."""
 
     rewards: np.ndarray
     dones: np.ndarray
@@ -125,6 +124,7 @@ class LearnerBatch:
         self._turns: tuple[np.ndarray, ...] | None = None  # opponent_turns' outputs
         self._no_actions = np.empty(0, dtype=np.int32)
         self._backup: list[np.ndarray] = []
+        self.undo_on_error = True  # a failed step restores every game (a trainer: off, no copy)
 
     # --- the pool -------------------------------------------------------------------------------
     def set_snapshots(self, snapshots: Sequence[BatchPolicy] | Any,
@@ -431,7 +431,7 @@ class LearnerBatch:
     @contextlib.contextmanager
     def _undo_on_error(self) -> Iterator[None]:
         """On an exception inside the block, put every game back as it was (buffers reused)."""
-        arrays = self._state_arrays()
+        arrays = self._state_arrays() if self.undo_on_error else []
         if [b.shape for b in self._backup] != [a.shape for a in arrays]:
             self._backup = [a.copy() for a in arrays]
         else:

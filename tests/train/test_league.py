@@ -100,21 +100,6 @@ def test_ppo_learns_to_beat_random_play():
     assert after > max(0.7, before + 0.15), (before, after)
 
 
-def test_ppo_advantages_stop_at_game_boundaries():
-    model = PPO(new_net(net_config([8]), 0), PPOSettings(n_envs=1, n_steps=3, batch_size=3),
-                seed=0)
-    B = model.buffer
-    B.rewards[:, 0] = torch.tensor([0.0, 1.0, 0.0])
-    B.values[:, 0] = torch.tensor([0.5, 0.5, 0.5, 0.5])
-    B.starts[:, 0] = torch.tensor([1.0, 0.0, 1.0, 0.0])  # the game ends after step 1
-    adv, returns = model.advantages()
-    g, lam = model.s.gamma, model.s.gae_lambda
-    assert adv[1, 0] == pytest.approx(1.0 - 0.5)  # no bootstrap across the restart
-    assert adv[0, 0] == pytest.approx((g * 0.5 - 0.5) + g * lam * 0.5)
-    assert adv[2, 0] == pytest.approx(g * 0.5 - 0.5)
-    assert torch.allclose(returns, adv + B.values[:-1])
-
-
 @pytest.mark.parametrize("cut_as_loss", [False, True])
 def test_a_game_cut_at_the_limit_is_bootstrapped_or_a_loss(cut_as_loss):
     """Every game here is cut after 2 learner decisions (no game ends so soon): by default its

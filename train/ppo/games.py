@@ -15,8 +15,10 @@ def games_of(config, net_config: dict, say: Callable[[str], None] | None = None)
     lost one)."""
     c = config
     if c.rollout_workers <= 1 and not c.ray:
-        return LearnerBatch(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
-                            observation=c.observation, head_start=c.head_start)
+        games = LearnerBatch(c.n_envs, c.players, seed=c.seed, pool=c.pool, reward=c.reward,
+                             observation=c.observation, head_start=c.head_start)
+        games.undo_on_error = False  # (a failed step ends the run: no copy of every game)
+        return games
     spec = WorkerSpec.of(c, net_config)
     if c.ray:
         from machu_env.train.ppo.ray_workers import RayWorkers

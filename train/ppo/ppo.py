@@ -35,7 +35,7 @@ import numpy as np
 
 from machu_env.agents.masking import masked_logits as play_logits
 from machu_env.agents.policy_file import net_config, new_net  # noqa: F401  (re-exported)
-from machu_env.train.ppo.rollout_buffer import Rollout, rollout_bytes  # noqa: F401  (re-exported)
+from machu_env.train.ppo.rollout_buffer import Rollout, gae, rollout_bytes  # noqa: F401  (re-exported)
 from machu_env.train.run.args import MAX_THREADS, PPOArgs  # noqa: F401  (MAX_THREADS re-exported)
 from machu_env.train.run.settings import check_declared, choices_of
 
@@ -255,14 +255,11 @@ class PPO:
         import torch
 
         B, s = self.buffer, self.s
-        rewards, starts = B.rewards.to(B.values.device), B.starts.to(B.values.device)
-        adv = torch.zeros_like(rewards)
-        last = torch.zeros_like(rewards[0])
-        for t in range(s.n_steps - 1, -1, -1):
-            live = 1.0 - starts[t + 1]
-            delta = rewards[t] + s.gamma * B.values[t + 1] * live - B.values[t]
-            last = delta + s.gamma * s.gae_lambda * live * last
-            adv[t] = last
+        values = B.values.float().cpu()  # (the CPU's own tensor: no copy)
+        adv = np.empty(tuple(B.rewards.shape), dtype=np.float32)
+        gae(B.rewards.numpy(), B.starts.numpy(), values.numpy(), np.float32(s.gamma),
+            np.float32(s.gamma * s.gae_lambda), adv)
+        adv = torch.from_numpy(adv).to(B.values.device)
         return adv, adv + B.values[:-1]
 
     def ent_coef_now(self) -> float:

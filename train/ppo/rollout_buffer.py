@@ -11,6 +11,9 @@ copy is the host tensors themselves.
 
 from __future__ import annotations
 
+import numpy as np
+from numba import njit
+
 from machu_env.engine.observation import OBS_SIZE, OBS_V2_SIZE
 from machu_env.rules.actions import NUM_ACTIONS
 
@@ -73,3 +76,20 @@ class Rollout:
         self.masks[0].copy_(source.masks[-1])
         self.starts[0].copy_(source.starts[-1])
         self.send(0)
+
+
+@njit(cache=True)
+def gae(rewards: np.ndarray, starts: np.ndarray, values: np.ndarray, gamma: np.float32,
+        gamma_lambda: np.float32, adv: np.ndarray) -> None:
+    """GAE(lambda) advantages of a rollout into ``adv`` (T, N), in one compiled pass: from the
+    step's ``rewards`` (T, N), ``starts`` (T + 1, N: 1 where a game began before the step's
+    observation) and ``values`` (T + 1, N), float32 throughout, so that each sum is the one the
+    step-by-step tensor loop gives, rounded as it rounds (tested bit for bit)."""
+    T, N = rewards.shape
+    one = np.float32(1.0)
+    for t in range(T - 1, -1, -1):
+        for i in range(N):
+            live = one - starts[t + 1, i]
+            delta = rewards[t, i] + gamma * values[t + 1, i] * live - values[t, i]
+            later = adv[t + 1, i] if t + 1 < T else np.float32(0.0)
+            adv[t, i] = delta + gamma_lambda * live * later
