@@ -364,3 +364,20 @@ def test_a_phase_may_train_another_player_count_and_only_the_recipes_own_count_i
         state["phases"]["fast"]["timesteps"]  # (the steps count the 2-player phase too)
     assert not set(state["rungs"]) & {"ppo-2p-v1", "ppo-2p", "best-2p"}
     assert F.parse(F.read_bytes(run / "agent.safetensors"))[2]["players"] == 3
+
+
+def test_a_step_budget_spent_in_another_player_count_still_ends_with_the_recipes_own_game(
+        tmp_path, capsys):
+    """A budget smaller than a rollout (as ``--timesteps 2000`` gives a 4-player recipe that
+    starts at 3 players): the budget is spent in the first phase, the later phases are skipped,
+    but the last one still trains a rollout of the recipe's own game, so the run keeps an agent
+    of that game instead of failing."""
+    recipe = copy.deepcopy(TINY)
+    recipe.update(players=3, keep="ladder")
+    recipe["phases"][0].update(players=2)
+    recipe["phases"][0]["settings"]["eval_agents"] = "ladder"
+    recipe["phases"][1]["settings"].update(league=False, eval_agents="ladder")
+    state = recipes.run(str(_file(tmp_path, recipe)), tmp_path / "run", seed=5, threads=1,
+                        timesteps=100, verbose=False)
+    assert state["done"] == ["fast", "league"] and state["kept"]["phase"] == "league"
+    assert F.parse(F.read_bytes(tmp_path / "run" / "agent.safetensors"))[2]["players"] == 3

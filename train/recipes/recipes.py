@@ -279,8 +279,10 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, options: RecipeRun,
             continue
         folder = out / phase["name"]
         elapsed, steps = state["elapsed_seconds"], state["steps"]
-        if elapsed >= budget_minutes * 60 or steps >= budget_steps:
-            break  # the budget is spent: the later phases are skipped
+        if (elapsed >= budget_minutes * 60 or steps >= budget_steps) and (
+                k < len(recipe["phases"]) - 1 or _own_game_done(recipe, state)):
+            break  # the budget is spent: the later phases are skipped (but the last phase
+            # trains a rollout when no phase has played the recipe's own game: its agent)
         previous = recipe["phases"][k - 1]["name"] if k else None
         players = phase.get("players", recipe["players"])
         config = _config({**phase["settings"], **over}, f"{name}, phase {phase['name']}",
@@ -343,6 +345,12 @@ def _class_of_run(recipe: dict[str, Any], out: Path, state: dict[str, Any], klas
               f"--machine-class picks another ({', '.join(machines.names(recipe))})",
               flush=True)
     return klass
+
+
+def _own_game_done(recipe: dict[str, Any], state: dict[str, Any]) -> bool:
+    """Whether a finished phase played the recipe's own player count."""
+    return any(p["name"] in state["done"] and p.get("players", recipe["players"]) ==
+               recipe["players"] for p in recipe["phases"])
 
 
 def _phases_agent(recipe: dict[str, Any], out: Path, state: dict[str, Any]) -> Path:
