@@ -377,7 +377,11 @@ def test_a_step_budget_spent_in_another_player_count_still_ends_with_the_recipes
     recipe["phases"][0].update(players=2)
     recipe["phases"][0]["settings"]["eval_agents"] = "ladder"
     recipe["phases"][1]["settings"].update(league=False, eval_agents="ladder")
+    middle = copy.deepcopy(recipe["phases"][0])
+    middle.update(name="middle", until=0.6)
+    recipe["phases"].insert(1, middle)  # (skipped: the budget is spent, and it is not the last)
     state = recipes.run(str(_file(tmp_path, recipe)), tmp_path / "run", seed=5, threads=1,
                         timesteps=100, verbose=False)
     assert state["done"] == ["fast", "league"] and state["kept"]["phase"] == "league"
+    assert not (tmp_path / "run" / "middle").exists()
     assert F.parse(F.read_bytes(tmp_path / "run" / "agent.safetensors"))[2]["players"] == 3

@@ -281,9 +281,10 @@ def _phases_and_rounds(recipe: dict[str, Any], name: str, options: RecipeRun,
         elapsed, steps = state["elapsed_seconds"], state["steps"]
         if (elapsed >= budget_minutes * 60 or steps >= budget_steps) and (
                 k < len(recipe["phases"]) - 1 or _own_game_done(recipe, state)):
-            break  # the budget is spent: the later phases are skipped (but the last phase
-            # trains a rollout when no phase has played the recipe's own game: its agent)
-        previous = recipe["phases"][k - 1]["name"] if k else None
+            continue  # the budget is spent: the phase is skipped (but the last phase trains a
+            # rollout when no phase has played the recipe's own game: the run's agent)
+        previous = next((p["name"] for p in reversed(recipe["phases"][:k])
+                         if p["name"] in state["done"]), None)  # (a skipped phase left none)
         players = phase.get("players", recipe["players"])
         config = _config({**phase["settings"], **over}, f"{name}, phase {phase['name']}",
                          players=players, seed=seed, out=str(folder),
