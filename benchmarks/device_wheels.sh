@@ -10,10 +10,13 @@
 # bare-venv check of tests/project/test_device_script.py).
 set -eo pipefail
 folder="${1:-.whl}"; version="${PYTHON_VERSION:-3.12}"
-if [ -e "$folder" ] && [ -n "$(find "$folder" -mindepth 1 ! -name '*.whl' -print -quit)" ]; then
-    echo "device_wheels: $folder holds more than wheels; name a new folder" >&2; exit 2
+# (a folder of its own: one this script made, marked, is emptied of its wheels; any other that
+# holds anything is refused, never touched)
+if [ -e "$folder" ] && [ ! -f "$folder/.device-wheels" ] \
+        && [ -n "$(find "$folder" -mindepth 1 -print -quit)" ]; then
+    echo "device_wheels: $folder is not a folder this script made; name a new folder" >&2; exit 2
 fi
-rm -f "$folder"/*.whl; mkdir -p "$folder"  # (the wheels of an earlier build, nothing else)
+mkdir -p "$folder"; rm -f "$folder"/*.whl; touch "$folder/.device-wheels"
 python3 -m pip wheel -q --no-deps -w "$folder" .
 # each at the version this environment has (the one the tests ran against), else the newest
 pins=()

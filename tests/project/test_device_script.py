@@ -36,14 +36,14 @@ def test_the_device_script_refuses_a_work_folder_that_exists(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_the_wheel_builder_refuses_a_folder_that_holds_more_than_wheels(tmp_path):
+def test_the_wheel_builder_refuses_a_folder_it_did_not_make(tmp_path):
     folder = tmp_path / "wheels"
     folder.mkdir()
-    (folder / "notes.md").write_text("a user's notes")
+    (folder / "mine.whl").write_text("a user's wheel")
     r = subprocess.run(["bash", str(WHEELS), str(folder)], capture_output=True, text=True,
                        cwd=ROOT, timeout=60)
-    assert r.returncode == 2 and "holds more than wheels; name a new folder" in r.stderr
-    assert [p.name for p in folder.iterdir()] == ["notes.md"]
+    assert r.returncode == 2 and "is not a folder this script made; name a new folder" in r.stderr
+    assert [p.name for p in folder.iterdir()] == ["mine.whl"]
 
 
 @pytest.mark.slow

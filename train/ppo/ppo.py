@@ -255,7 +255,7 @@ class PPO:
         import torch
 
         B, s = self.buffer, self.s
-        values = B.values.float().cpu()  # (the CPU's own tensor: no copy)
+        values = B.values.float().cpu()  # (on the CPU the tensor itself; a GPU's: one copy)
         adv = np.empty(tuple(B.rewards.shape), dtype=np.float32)
         gae(B.rewards.numpy(), B.starts.numpy(), values.numpy(), np.float32(s.gamma),
             np.float32(s.gamma * s.gae_lambda), adv)
